@@ -1,0 +1,100 @@
+import { feathers } from '@feathersjs/feathers'
+import configuration from '@feathersjs/configuration'
+import { koa, rest, bodyParser, serveStatic } from '@feathersjs/koa'
+import socketio from '@feathersjs/socketio'
+import path from 'node:path'
+import type { Application, Configuration } from './declarations'
+import { configurationValidator } from './configuration'
+import { createKnex, clientOf } from './db/knex'
+import { resolveAppSecret } from './auth/secret'
+import { authentication } from './auth/authentication'
+import { createLogger } from './logger'
+import { errorHandler, requireJsonBody } from './middleware/errors'
+import { guardPrototypePathSegments, refusePrototypeQueryKeys } from './middleware/prototype-keys'
+import { noPostOnItems } from './middleware/methods'
+import { authFailureLimiter, corsFor, perKeyLimiter, requestLog, securityHeaders } from './middleware/security'
+import { services } from './services'
+import { channels, trackSockets } from './channels'
+import { syncEvents } from './sync'
+import { usageCounting } from './auth/usage'
+import { docs } from './services/docs/docs'
+
+/** public/ at the project root, from src/ (tsx) and from lib/src/ (compiled). */
+const PUBLIC_DIR = path.resolve(__dirname, __dirname.includes(`${path.sep}lib${path.sep}`) ? '../../public' : '../public')
+
+export type ConfigOverrides = Partial<Omit<Configuration, 'database'>> & { database?: Partial<Configuration['database']> }
+
+/**
+ * Builds the application: koa + Feathers, REST and socket.io on one port, every /v1 service.
+ * `overrides` replace configuration values (tests point it at their own database).
+ */
+export function createApp(overrides: ConfigOverrides = {}): Application {
+  const app: Application = koa(feathers())
+  app.configure(configuration(configurationValidator))
+  for (const [key, value] of Object.entries(overrides)) {
+    const current = app.get(key as any)
+    app.set(key as any, current && typeof current === 'object' && !Array.isArray(current) ? { ...current, ...(value as object) } : value)
+  }
+
+  const logger = createLogger(app.get('logLevel'))
+  app.set('logger' as any, logger)
+
+  const secret = resolveAppSecret(app.get('appSecret'), app.get('dataDir'))
+  app.set('appSecret', secret)
+  app.set('authentication', { ...app.get('authentication'), secret })
+
+  const { url, pool } = app.get('database')
+  app.set('dbClient', clientOf(url))
+  const knex = createKnex(url, pool)
+  app.set('knex' as any, knex)
+
+  const { cors: corsConfig, rateLimit } = app.get('security')
+  app.use(requestLog(logger))
+  app.use(errorHandler(logger))
+  app.use(securityHeaders())
+  app.use(corsFor(corsConfig.origins))
+  app.use(authFailureLimiter(rateLimit.authFailures))
+  app.set('keyLimiter' as any, perKeyLimiter(rateLimit.perKeyPerMinute))
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/health') {
+      ctx.body = { status: 'ok' }
+      return
+    }
+    if (ctx.path === '/ready') {
+      await knex.raw('select 1')
+      ctx.body = { status: 'ready' }
+      return
+    }
+    await next()
+  })
+  app.use(serveStatic(PUBLIC_DIR))
+  app.configure(docs)
+  app.use(guardPrototypePathSegments(app))
+  app.use(refusePrototypeQueryKeys)
+  app.use(noPostOnItems(app))
+  app.use(requireJsonBody)
+  app.use(bodyParser({ jsonLimit: '1mb', jsonStrict: true, multipart: false, urlencoded: false, text: false, onError: (error: Error) => { throw error } } as any))
+  app.configure(rest())
+  app.configure(socketio({ cors: { origin: corsConfig.origins.length ? corsConfig.origins : false } }, trackSockets(app)))
+  app.configure(authentication)
+  app.configure(usageCounting)
+  // feathers-sync wraps service events through a mixin: it must be configured before the services.
+  app.configure(syncEvents)
+  app.configure(services)
+  app.configure(channels)
+
+  app.hooks({
+    teardown: [
+      async (_context: any, next: any) => {
+        // The pool closes even when another teardown step fails (socket.io closing a server
+        // that a graceful stop already closed): connections end cleanly, SQLite checkpoints.
+        try {
+          await next()
+        } finally {
+          await knex.destroy()
+        }
+      }
+    ]
+  })
+  return app
+}

@@ -1,0 +1,84 @@
+import type { RealTimeConnection } from '@feathersjs/feathers'
+import type { Server, Socket } from 'socket.io'
+import type { Knex } from 'knex'
+import type { Application, HookContext } from './declarations'
+
+export const companyChannel = (companyId: number) => `companies/${companyId}`
+
+interface KeyedConnection extends RealTimeConnection {
+  apiKeyId?: number
+}
+
+const socketsOf = new WeakMap<Application, Map<RealTimeConnection, Socket>>()
+
+/** Remembers which socket.io socket carries which Feathers connection, so a key can be cut off. */
+export const trackSockets = (app: Application) => (io: Server) => {
+  const sockets = new Map<RealTimeConnection, Socket>()
+  socketsOf.set(app, sockets)
+  io.on('connection', (socket: Socket) => {
+    const connection = (socket as any).feathers as RealTimeConnection
+    sockets.set(connection, socket)
+    socket.once('disconnect', () => sockets.delete(connection))
+  })
+}
+
+/** Disconnects every socket of this instance that authenticated with one of the keys. */
+export function disconnectApiKeys(app: Application, apiKeyIds: number[]) {
+  const ids = new Set(apiKeyIds)
+  for (const [connection, socket] of socketsOf.get(app) ?? []) {
+    if (ids.has((connection as KeyedConnection).apiKeyId as number)) socket.disconnect(true)
+  }
+}
+
+/**
+ * Revocations can happen in another process (the CLI, another instance): each instance looks
+ * for newly revoked keys every few seconds and closes their sockets. Calls on such a socket
+ * already fail before that (every call re-checks the key).
+ */
+function watchRevocations(app: Application, intervalMs: number) {
+  const db = app.get('knex' as any) as Knex
+  let since = new Date().toISOString()
+  let running = false
+  const timer = setInterval(async () => {
+    if (running || (socketsOf.get(app)?.size ?? 0) === 0) return
+    running = true
+    try {
+      const now = new Date().toISOString()
+      const revoked = await db('api_keys').select('id').where('revokedAt', '>=', since)
+      since = now
+      if (revoked.length) disconnectApiKeys(app, revoked.map((row) => Number(row.id)))
+    } catch {
+      // The database may be briefly unreachable; the next round tries again.
+    } finally {
+      running = false
+    }
+  }, intervalMs)
+  timer.unref()
+  return () => clearInterval(timer)
+}
+
+/**
+ * A socket joins its company's channel once it has authenticated with an API key and receives
+ * the `created`, `patched` and `removed` events of that company only. Unauthenticated sockets
+ * are in no channel and receive nothing.
+ */
+export const channels = (app: Application) => {
+  app.on('login', (authResult: any, { connection }: { connection?: KeyedConnection }) => {
+    if (!connection || !authResult?.company?.id || !authResult.apiKey?.id) return
+    connection.apiKeyId = authResult.apiKey.id
+    app.channel(companyChannel(authResult.company.id)).join(connection)
+  })
+  app.publish((_data: any, context: HookContext) => {
+    const companyId = context.params?.company?.id
+    return companyId ? app.channel(companyChannel(companyId)) : []
+  })
+  const stop = watchRevocations(app, 2000)
+  app.hooks({
+    teardown: [
+      async (_context: any, next: any) => {
+        stop()
+        await next()
+      }
+    ]
+  })
+}

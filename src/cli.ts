@@ -1,0 +1,207 @@
+import { Command, Option } from 'commander'
+import crypto from 'node:crypto'
+import cluster from 'node:cluster'
+import type { Knex } from 'knex'
+import { createApp } from './app'
+import { migrateLatest } from './db/migrations'
+import { createCompany, validateCompanyInput } from './companies/create-company'
+import { createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys'
+import type { Application } from './declarations'
+
+type Out = { json?: boolean }
+
+const print = (opts: Out, value: Record<string, unknown> | unknown[], text: string) => {
+  process.stdout.write(opts.json ? JSON.stringify(value) + '\n' : text + '\n')
+}
+
+const fail = (message: string, opts: Out = {}, details?: Record<string, string>): never => {
+  if (opts.json) process.stdout.write(JSON.stringify({ error: message, ...(details ? { validationErrors: details } : {}) }) + '\n')
+  else process.stderr.write(`crewclock: ${message}${details ? '\n' + Object.entries(details).map(([k, v]) => `  --${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} ${v}`).join('\n') : ''}\n`)
+  process.exit(2)
+}
+
+const positiveInt = (name: string) => (value: string) => {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2147483647) throw new Error(`--${name} must be a positive integer`)
+  return Number(value)
+}
+
+/**
+ * Runs a command against the configured database without serving. The app is built without
+ * REDIS_URL: a one-shot command publishes no events, and an open Redis connection would keep
+ * the process from exiting.
+ */
+async function withDatabase<T>(work: (db: Knex, app: Application) => Promise<T>, { migrate = true } = {}): Promise<T> {
+  const app = createApp({ redisUrl: undefined })
+  const db = app.get('knex' as any) as Knex
+  try {
+    if (migrate) await migrateLatest(db)
+    return await work(db, app)
+  } finally {
+    await db.destroy()
+  }
+}
+
+async function ensureDemoCompany(app: Application, db: Knex) {
+  if (!app.get('demo').enabled || app.get('dbClient') !== 'sqlite3') return null
+  const row = await db('companies').count({ n: '*' }).first()
+  if (Number(row?.n ?? 0) > 0) return null
+  const adminPassword = crypto.randomBytes(9).toString('base64url')
+  const created = await createCompany(db, app.get('appSecret'), {
+    name: 'Demo Elektro GmbH',
+    country: 'DE',
+    adminEmail: 'admin@demo.crewclock.test',
+    adminName: 'Demo Admin',
+    adminPassword
+  })
+  return { ...created, adminPassword, adminEmail: 'admin@demo.crewclock.test' }
+}
+
+export async function serve() {
+  const app = createApp()
+  const db = app.get('knex' as any) as Knex
+  const logger = app.get('logger' as any)
+  const workers = app.get('webConcurrency')
+  if (cluster.isPrimary) {
+    await migrateLatest(db)
+    const demo = await ensureDemoCompany(app, db)
+    const base = app.get('publicUrl') || `http://localhost:${app.get('port')}`
+    if (demo) {
+      process.stdout.write(
+        [
+          '',
+          'crewclock: created a demo company on this new database.',
+          `  API key:        ${demo.apiKey}`,
+          `  Settings page:  ${base}/settings  (admin: ${demo.adminEmail} / ${demo.adminPassword})`,
+          `  Dashboard:      ${base}/dashboard`,
+          `  Try:            curl -H "Authorization: Bearer ${demo.apiKey}" ${base}/v1/customers`,
+          ''
+        ].join('\n') + '\n'
+      )
+    }
+    if (workers > 1) {
+      await db.destroy()
+      // Workers share the port (node:cluster); SQLite runs in WAL mode, so they read concurrently.
+      let stopping = false
+      for (let i = 0; i < workers; i++) cluster.fork()
+      cluster.on('exit', (worker, code) => {
+        if (stopping) {
+          if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0)
+          return
+        }
+        logger.warn({ pid: worker.process.pid, code }, 'worker exited; starting a new one')
+        cluster.fork()
+      })
+      const stopWorkers = () => {
+        stopping = true
+        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM')
+      }
+      process.once('SIGTERM', stopWorkers)
+      process.once('SIGINT', stopWorkers)
+      return
+    }
+  }
+  const server = await app.listen(app.get('port'))
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : app.get('port')
+  logger.info({ port, pid: process.pid }, 'crewclock listening')
+  process.stdout.write(`crewclock listening on http://${app.get('host')}:${port}\n`)
+  // SIGTERM: stop accepting, let in-flight requests finish (up to 10 s), then close sockets and the pool.
+  const stop = async () => {
+    logger.info('stopping')
+    const closed = new Promise((resolve) => server.close(resolve))
+    ;(app as any).io?.disconnectSockets(true)
+    server.closeIdleConnections()
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10000).unref())])
+    server.closeAllConnections()
+    await app.teardown().catch(() => undefined)
+    process.exit(0)
+  }
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
+}
+
+export function buildCli() {
+  const program = new Command()
+  program
+    .name('crewclock')
+    .description('crewclock: work-order and time-tracking API. Configuration comes from config/ and the environment (DATABASE_URL, PORT, ...).')
+    .showHelpAfterError()
+
+  program.command('serve').description('migrate, then serve the API on PORT (what `npm start` runs)').action(serve)
+
+  program
+    .command('migrate')
+    .description('run pending database migrations against DATABASE_URL')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: Out) => {
+      const applied = await withDatabase((db) => migrateLatest(db), { migrate: false })
+      print(opts, { applied }, applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'database is up to date')
+    })
+
+  const company = program.command('company').description('manage companies')
+  company
+    .command('create')
+    .description('create a company with its default catalogues, an admin user and one API key')
+    .requiredOption('--name <name>', 'company name')
+    .requiredOption('--country <code>', 'ISO 3166 alpha-2 country code (DE, IT, ...)')
+    .option('--timezone <iana>', 'IANA timezone (default by country: DE Europe/Berlin, IT Europe/Rome)')
+    .requiredOption('--admin-email <email>', 'email of the admin user')
+    .option('--admin-password <password>', 'password of the admin user (settings page login, at least 8 characters)')
+    .option('--admin-name <name>', 'full name of the admin user', 'Administrator')
+    .option('--json', 'print exactly one JSON object: {"companyId","adminUserId","apiKey"}')
+    .action(async (opts: Out & { name: string; country: string; timezone?: string; adminEmail: string; adminPassword?: string; adminName: string }) => {
+      const input = { ...opts, country: opts.country.toUpperCase() }
+      const errors = validateCompanyInput(input)
+      if (Object.keys(errors).length) fail('invalid company', opts, errors)
+      const result = await withDatabase(async (db, app) => {
+        const taken = await db('users').where({ emailNormalized: input.adminEmail.trim().toLowerCase() }).first()
+        if (taken) fail('a user with this email already exists', opts, { adminEmail: 'already exists' })
+        return createCompany(db, app.get('appSecret'), input)
+      })
+      print(
+        opts,
+        { companyId: result.companyId, adminUserId: result.adminUserId, apiKey: result.apiKey },
+        `company ${result.companyId} created\nadmin user: ${result.adminUserId}\nAPI key: ${result.apiKey}`
+      )
+    })
+
+  const key = program.command('key').description('manage API keys')
+  key
+    .command('create')
+    .description("create an API key acting as the company's first admin user")
+    .addOption(new Option('--company <id>', 'company id').argParser(positiveInt('company')).makeOptionMandatory())
+    .option('--name <name>', 'a label for the key')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: Out & { company: number; name?: string }) => {
+      const created = await withDatabase(async (db, app) => {
+        const admin = await db('users').join('roles', 'roles.id', 'users.roleId').where({ 'users.companyId': opts.company, 'roles.type': 'admin' }).whereNull('users.deactivatedAt').orderBy('users.id').first('users.id')
+        if (!admin) fail(`company ${opts.company} does not exist or has no active admin user`, opts)
+        return createApiKey(db, app.get('appSecret'), { companyId: opts.company, userId: admin.id, name: opts.name })
+      })
+      print(opts, { keyId: created.id, apiKey: created.key }, `key ${created.id}: ${created.key}`)
+    })
+  key
+    .command('list')
+    .description('list the API keys of a company (masked)')
+    .addOption(new Option('--company <id>', 'company id').argParser(positiveInt('company')).makeOptionMandatory())
+    .option('--json', 'machine-readable output')
+    .action(async (opts: Out & { company: number }) => {
+      const keys = await withDatabase((db) => listApiKeys(db, opts.company))
+      print(opts, keys, keys.map((k) => `${k.id}\t${k.maskedKey}\t${k.name ?? ''}\t${k.revokedAt ? 'revoked ' + k.revokedAt : 'active'}`).join('\n') || 'no keys')
+    })
+  key
+    .command('revoke')
+    .description('revoke an API key: it answers 401 from now on')
+    .addOption(new Option('--key-id <id>', 'key id').argParser(positiveInt('key-id')).makeOptionMandatory())
+    .option('--json', 'machine-readable output')
+    .action(async (opts: Out & { keyId: number }) => {
+      const revoked = await withDatabase((db) => revokeApiKey(db, opts.keyId))
+      if (!revoked) fail(`no active key with id ${opts.keyId}`, opts)
+      print(opts, { keyId: opts.keyId, revoked: true }, `key ${opts.keyId} revoked`)
+    })
+  return program
+}
+
+export async function main(argv = process.argv) {
+  await buildCli().parseAsync(argv)
+}

@@ -1,0 +1,38 @@
+import { Type, getValidator } from '@feathersjs/typebox'
+import type { Static } from '@feathersjs/typebox'
+import { dataValidator } from './validators'
+
+/** The whole configuration (config/*.json + environment), validated when the app starts. */
+export const configurationSchema = Type.Object(
+  {
+    host: Type.String(),
+    port: Type.Number({ minimum: 0, maximum: 65535 }),
+    publicUrl: Type.String(),
+    dataDir: Type.String(),
+    appSecret: Type.String(),
+    logLevel: Type.String(),
+    webConcurrency: Type.Number({ minimum: 1 }),
+    redisUrl: Type.Optional(Type.String()),
+    syncKey: Type.Optional(Type.String()),
+    database: Type.Object({
+      url: Type.String({ pattern: '^(sqlite:|postgres(ql)?://)' }),
+      pool: Type.Optional(Type.Object({ min: Type.Optional(Type.Number()), max: Type.Optional(Type.Number()) }))
+    }),
+    uploads: Type.Object({ dir: Type.String(), maxBytes: Type.Number({ minimum: 1 }), urlTtlSeconds: Type.Number({ minimum: 1 }) }),
+    demo: Type.Object({ enabled: Type.Boolean() }),
+    security: Type.Object({
+      cors: Type.Object({ origins: Type.Array(Type.String()) }),
+      rateLimit: Type.Object({
+        authFailures: Type.Object({ points: Type.Integer({ minimum: 1 }), duration: Type.Integer({ minimum: 1 }) }),
+        perKeyPerMinute: Type.Integer({ minimum: 0 })
+      })
+    }),
+    authentication: Type.Any(),
+    dbClient: Type.Optional(Type.String())
+  },
+  { $id: 'ApplicationConfiguration' }
+)
+
+export type ApplicationConfiguration = Static<typeof configurationSchema>
+
+export const configurationValidator = getValidator(configurationSchema, dataValidator)

@@ -1,0 +1,34 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Knex } from 'knex'
+
+const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'migrations')
+const MIGRATION_FILE = /^\d{14}_[\w-]+\.(ts|js)$/
+
+/**
+ * Lists migrations by name without the file extension, so a database migrated by the
+ * compiled build (.js) and by the test runner (.ts) records the same names.
+ */
+class MigrationSource implements Knex.MigrationSource<string> {
+  async getMigrations() {
+    return fs
+      .readdirSync(MIGRATIONS_DIR)
+      .filter((file) => MIGRATION_FILE.test(file) && !file.endsWith('.d.ts'))
+      .sort()
+  }
+  getMigrationName(file: string) {
+    return file.replace(/\.(ts|js)$/, '')
+  }
+  async getMigration(file: string): Promise<Knex.Migration> {
+    return require(path.join(MIGRATIONS_DIR, file))
+  }
+}
+
+export async function migrateLatest(db: Knex) {
+  const [, applied] = await db.migrate.latest({ migrationSource: new MigrationSource() })
+  return applied as string[]
+}
+
+export async function migrateRollbackAll(db: Knex) {
+  await db.migrate.rollback({ migrationSource: new MigrationSource() }, true)
+}

@@ -1,0 +1,39 @@
+import type { Knex } from 'knex'
+
+/**
+ * Column helpers shared by the migrations, so that every table gets the same id, tenancy
+ * column, timestamp types and list indexes on SQLite and PostgreSQL.
+ */
+export const isPg = (db: Knex) => db.client.config.client === 'pg'
+
+/** Timestamps: timestamptz on PostgreSQL; ISO-8601 UTC text on SQLite (sorts and compares as text). */
+export function timestampColumn(db: Knex, t: Knex.CreateTableBuilder, name: string) {
+  return isPg(db) ? t.timestamp(name, { useTz: true, precision: 3 }) : t.string(name, 24)
+}
+
+/** Calendar dates: DATE on PostgreSQL; 'YYYY-MM-DD' text on SQLite. */
+export function dateColumn(db: Knex, t: Knex.CreateTableBuilder, name: string) {
+  return isPg(db) ? t.date(name) : t.string(name, 10)
+}
+
+/** JSON documents (addresses, lists): jsonb on PostgreSQL, text on SQLite. */
+export function jsonColumn(db: Knex, t: Knex.CreateTableBuilder, name: string) {
+  return isPg(db) ? t.jsonb(name) : t.text(name)
+}
+
+/** id, company_id (cascade with the company) and the (company_id, id) index every default list order uses. */
+export function tenantTable(db: Knex, t: Knex.CreateTableBuilder) {
+  t.increments('id')
+  t.integer('company_id').notNullable().references('id').inTable('companies').onDelete('CASCADE')
+  t.index(['company_id', 'id'])
+}
+
+export function auditTimestamps(db: Knex, t: Knex.CreateTableBuilder) {
+  timestampColumn(db, t, 'created_at').notNullable()
+  timestampColumn(db, t, 'updated_at').notNullable()
+}
+
+/** One (company_id, column) index per list filter, so every filtered list is an index range scan. */
+export function filterIndexes(t: Knex.CreateTableBuilder, table: string, columns: string[]) {
+  for (const column of columns) t.index(['company_id', column], `${table}_company_${column}_idx`)
+}

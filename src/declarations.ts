@@ -1,0 +1,49 @@
+import type { HookContext as FeathersHookContext, NextFunction } from '@feathersjs/feathers'
+import type { Application as FeathersApplication } from '@feathersjs/koa'
+import type { KnexAdapterParams } from '@feathersjs/knex'
+import type { ApplicationConfiguration } from './configuration'
+
+export type { NextFunction }
+
+/** The company a request acts for; taken from the authenticated key, never from client input. */
+export interface CompanyContext {
+  id: number
+  name: string
+  country: string
+  timezone: string
+}
+
+/** The admin user a key acts as: every `...ById` written by the request is this user. */
+export interface ActingUser {
+  id: number
+  fullName: string
+  email: string
+  roleType: string
+}
+
+export interface Params<Q = any> extends KnexAdapterParams<Q> {
+  company?: CompanyContext
+  user?: ActingUser
+  apiKey?: { id: number }
+  /** The validated list query of a find (set by the validateQuery hook). */
+  list?: import('./resources/query').ListQuery
+}
+
+// Services are registered by path at runtime from their declarations; the typed client
+// (src/client.ts) narrows them per path.
+export interface ServiceTypes {
+  [path: string]: any
+}
+
+export interface Configuration extends ApplicationConfiguration {
+  dbClient: 'sqlite3' | 'pg'
+}
+
+export type Application = FeathersApplication<ServiceTypes, Configuration>
+export type HookContext<S = any> = FeathersHookContext<Application, S> & { params: Params }
+
+declare module '@feathersjs/feathers' {
+  interface Params {
+    company?: CompanyContext
+  }
+}

@@ -1,0 +1,53 @@
+import { BadRequest, FeathersError, NotFound } from '@feathersjs/errors'
+import { PayloadTooLarge, UnsupportedMediaType } from '../errors'
+import { toApiError } from '../resources/errors'
+import { badRequest } from '../resources/validation'
+import type { Context, Next } from 'koa'
+import type { Logger } from 'pino'
+
+/** Errors raised outside services (body parser, unknown routes) as the same JSON error body. */
+function toFeathersError(error: any): FeathersError {
+  if (error instanceof FeathersError) return error
+  const status = Number(error?.status ?? error?.statusCode ?? 500)
+  if (status === 413) return new PayloadTooLarge('Request body is larger than allowed (JSON: 1 MiB)')
+  if (status === 415) return new UnsupportedMediaType(error.message)
+  if (status === 400) {
+    // The JSON parser refuses `__proto__` keys anywhere in a body (prototype poisoning).
+    if (/forbidden prototype property/.test(String(error?.message))) return badRequest('Invalid body', { '': 'must not contain a "__proto__" key' })
+    const malformed = error?.type === 'entity.parse.failed' || /JSON|Unexpected token|invalid/i.test(String(error?.message))
+    return new BadRequest(malformed ? 'Malformed JSON body' : 'Bad request')
+  }
+  // Database errors outside a service (/ready, authentication in middleware): 503 when the
+  // database is unreachable, like inside a service.
+  return toApiError(error)
+}
+
+export const errorHandler = (logger: Logger) => async (ctx: Context, next: Next) => {
+  try {
+    await next()
+    if (ctx.body === undefined && ctx.status === 404) {
+      throw new NotFound(`Path ${ctx.path} not found`)
+    }
+  } catch (raw: any) {
+    const error = toFeathersError(raw)
+    if (error.code >= 500) logger.error({ err: raw, path: ctx.path, method: ctx.method }, 'request failed')
+    ctx.status = error.code
+    if (error.code === 401) ctx.set('WWW-Authenticate', 'Bearer')
+    if (error.code === 429 && (error.data as any)?.retryAfter) ctx.set('Retry-After', String((error.data as any).retryAfter))
+    const { name, message, code, className, data } = error.toJSON()
+    ctx.body = data === undefined ? { name, message, code, className } : { name, message, code, className, data }
+  }
+}
+
+const JSON_TYPE = /^application\/(.+\+)?json\b/i
+
+/** Write bodies are JSON (uploads: multipart); anything else is 415 before it reaches a service. */
+export const requireJsonBody = async (ctx: Context, next: Next) => {
+  const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== ''
+  const type = ctx.get('content-type')
+  const multipartAllowed = /\/uploads(\/|$)/.test(ctx.path)
+  if (['POST', 'PATCH', 'PUT'].includes(ctx.method) && hasBody && !JSON_TYPE.test(type) && !(multipartAllowed && /^multipart\/form-data/i.test(type))) {
+    throw new UnsupportedMediaType('Send the body as application/json' + (multipartAllowed ? ' (uploads: multipart/form-data)' : ''))
+  }
+  await next()
+}

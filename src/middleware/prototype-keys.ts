@@ -1,0 +1,42 @@
+import { NotFound } from '@feathersjs/errors'
+import type { Context, Next } from 'koa'
+import type { Application } from '../declarations'
+import { badRequest } from '../resources/validation'
+
+/**
+ * Names that plain JavaScript objects already have. Feathers' router and the query-string
+ * parser keep client-chosen names as keys of plain objects, so these names need an answer of
+ * their own: the router throws on them (a 500), and the parser silently drops them.
+ */
+const PROTOTYPE_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__'])
+const PROBE = '\u0000'
+
+const decode = (raw: string) => {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '))
+  } catch {
+    return raw
+  }
+}
+
+/**
+ * A path segment such as `/v1/projects/constructor` is answered like any other bad id (400
+ * naming the parameter) when it sits where a route takes an id, else like an unknown path (404).
+ */
+export const guardPrototypePathSegments = (app: Application) => async (ctx: Context, next: Next) => {
+  const segments = ctx.path.split('/')
+  if (!segments.some((s) => PROTOTYPE_KEYS.has(s))) return next()
+  const found = app.lookup(segments.map((s) => (PROTOTYPE_KEYS.has(s) ? PROBE : s)).join('/'))
+  const param = found && Object.keys(found.params).find((name) => found.params[name] === PROBE)
+  if (!param) throw new NotFound(`Path ${ctx.path} not found`)
+  const name = param === '__id' ? ((found.service as any).resource?.idParam ?? 'id') : param
+  throw badRequest(`Invalid path parameter ${name}`, { [name]: 'must be an integer id (1..2147483647)' })
+}
+
+/** `?__proto__[x]=1`, `?toString=1`: unknown parameters like any other (400 naming them), not silently ignored. */
+export const refusePrototypeQueryKeys = async (ctx: Context, next: Next) => {
+  const keys = ctx.querystring ? ctx.querystring.split('&').map((pair) => decode(pair.split('=')[0])) : []
+  const refused = keys.filter((key) => key.split(/[[\].]/).some((segment) => PROTOTYPE_KEYS.has(segment)))
+  if (refused.length > 0) throw badRequest('Invalid query', Object.fromEntries(refused.map((key) => [key, 'is not a parameter of this operation'])))
+  await next()
+}

@@ -1,0 +1,200 @@
+import { Type, TSchema, TObject } from '@feathersjs/typebox'
+import type { Static } from '@feathersjs/typebox'
+import type { Knex } from 'knex'
+import type { HookContext, Params } from '../declarations'
+import { Nullable } from './types'
+
+export type Method = 'find' | 'get' | 'create' | 'patch' | 'remove'
+
+/** How a field may be written; every other rule (validators, 400 messages, docs) is derived from this. */
+export interface FieldSpec {
+  schema: TSchema
+  /** Schema of the value in write bodies when it differs from the response (e.g. address strings). */
+  writeSchema?: TSchema
+  create: boolean
+  patch: boolean
+  output: boolean
+  /** Output may be null and writes may clear it. Defaults to true except for id and the audit timestamps. */
+  nullable: boolean
+  /** Stored as a JSON document. */
+  json: boolean
+  /** Stored in the resource's own table (false: filled by the resource's hooks, e.g. join tables). */
+  stored: boolean
+}
+
+type FieldOptions = Partial<Pick<FieldSpec, 'writeSchema' | 'nullable' | 'json' | 'stored'>>
+
+const field = (schema: TSchema, modes: Pick<FieldSpec, 'create' | 'patch' | 'output'>, options: FieldOptions = {}): FieldSpec => ({
+  schema,
+  nullable: true,
+  json: false,
+  stored: true,
+  ...modes,
+  ...options
+})
+
+/**
+ * A field with its value and write types carried at the type level, so the typed client
+ * (src/client.ts) derives every resource's result, create and patch types from the declaration.
+ */
+export interface TypedField<S extends TSchema, W, C extends boolean, P extends boolean, O extends boolean> extends FieldSpec {
+  schema: S
+  create: C
+  patch: P
+  output: O
+  /** Type-level only: the value accepted in write bodies. */
+  readonly __write?: W
+}
+
+/** Set by the service only. */
+export const output = <S extends TSchema>(schema: S, options?: FieldOptions) =>
+  field(schema, { create: false, patch: false, output: true }, options) as TypedField<S, never, false, false, true>
+/**
+ * Writable on create and PATCH. `W` is the write value's type; give it explicitly where a
+ * `writeSchema` accepts another shape (`writable<typeof Address, string>(...)`).
+ */
+export const writable = <S extends TSchema, W = Static<S>>(schema: S, options?: FieldOptions) =>
+  field(schema, { create: true, patch: true, output: true }, options) as TypedField<S, W, true, true, true>
+/** Writable on create only. */
+export const createOnly = <S extends TSchema, W = Static<S>>(schema: S, options?: FieldOptions) =>
+  field(schema, { create: true, patch: false, output: true }, options) as TypedField<S, W, true, false, true>
+/** Writable by PATCH only. */
+export const patchOnly = <S extends TSchema, W = Static<S>>(schema: S, options?: FieldOptions) =>
+  field(schema, { create: false, patch: true, output: true }, options) as TypedField<S, W, false, true, true>
+/** Accepted in writes, never returned (passwords, manual overrides). */
+export const writeOnly = <S extends TSchema>(schema: S, options?: FieldOptions & { create?: boolean }) =>
+  field(schema, { create: options?.create ?? true, patch: true, output: false }, options) as TypedField<S, Static<S>, boolean, true, false>
+
+type ValueOf<F> = F extends TypedField<infer S, any, any, any, any> ? Static<S> : unknown
+type WriteValueOf<F> = F extends TypedField<any, infer W, any, any, any> ? W : unknown
+type NeverNull = 'id' | 'createdAt' | 'updatedAt'
+
+/** A resource as responses carry it. */
+export type ResultOf<F> = {
+  [K in keyof F as F[K] extends { output: true } ? K : never]: K extends NeverNull ? ValueOf<F[K]> : ValueOf<F[K]> | null
+}
+/** A create body. */
+export type DataOf<F> = { [K in keyof F as F[K] extends { create: true } ? K : never]?: WriteValueOf<F[K]> | null }
+/** A PATCH body. */
+export type PatchOf<F> = { [K in keyof F as F[K] extends { patch: true } ? K : never]?: WriteValueOf<F[K]> | null }
+
+export type Row = Record<string, any>
+export type ValidationErrors = Record<string, string>
+
+export interface WriteContext {
+  context: HookContext
+  method: 'create' | 'patch'
+  /** The validated body, camelCase, as the client sent it. */
+  data: Row
+  /** The stored record before a PATCH, as a resource. */
+  existing?: Row
+  companyId: number
+}
+
+export interface ReferenceSpec {
+  table: string
+  /** The referenced record must not be deactivated (for new references). */
+  active?: boolean
+  /** The field holds a list of ids. */
+  many?: boolean
+}
+
+/** A list filter that is not a column: `name=value` or `name[$in]=...`, applied by `apply`. */
+export interface ExtraFilter {
+  /** Schema of one value. */
+  schema: TSchema
+  /** Narrows the list query to rows that match one of `values`. */
+  apply: (builder: Knex.QueryBuilder, values: unknown[], params: Params) => void
+}
+
+export interface ResourceDeclaration {
+  /** Collection path segment under /v1, e.g. `customers`. */
+  path: string
+  table: string
+  /** Singular entity name used in schemas and messages, e.g. `Customer`. */
+  entity: string
+  /** Name of the path parameter, e.g. `customerId`. */
+  idParam: string
+  /** Localized display names (spec table); English is the entity name split into words. */
+  displayNames?: { DE?: string; IT?: string; EN?: string }
+  methods: Method[]
+  fields: Record<string, FieldSpec>
+  /** Fields required in a create body. */
+  required?: string[]
+  /** List filters (spec "Filters on list"); also the sortable fields. */
+  filters: string[]
+  /** Documented extra list filters that are not columns (e.g. through a join table). */
+  extraFilters?: Record<string, ExtraFilter>
+  /** Allowed values of enum-like filters that have no enum in the schema. */
+  references?: Record<string, ReferenceSpec>
+  /** Company-level checks and defaults that a schema cannot express; returns field errors. */
+  beforeWrite?: (write: WriteContext) => Promise<ValidationErrors | void>
+  /** Changes the raw row after the generic mapping (hash passwords, normalise emails, ...). */
+  toRow?: (row: Row, write: WriteContext) => Promise<void> | void
+  /** Writes what lives outside the resource's own row (join tables), in the request transaction. */
+  afterWrite?: (id: number, write: WriteContext) => Promise<void>
+  /** Fills fields that are not stored in the row, for a page of results at once (inside a write, on its transaction). */
+  loadVirtual?: (items: Row[], context: HookContext) => Promise<void>
+  /** Checks (409 when still referenced) and cascades before a delete, in the request transaction. */
+  beforeRemove?: (id: number, context: HookContext) => Promise<void>
+  /** Follow-up work once the row is gone (derived aggregates), in the request transaction. */
+  afterRemove?: (removed: Row, context: HookContext) => Promise<void>
+}
+
+export interface Resource extends ResourceDeclaration {
+  schema: TObject
+  createSchema: TObject
+  patchSchema: TObject
+  outputFields: string[]
+  columnFields: string[]
+  displayName: (country?: string) => string
+}
+
+const requiredOutput = new Set(['id', 'createdAt', 'updatedAt'])
+
+const writeBodySchema = (decl: ResourceDeclaration, method: 'create' | 'patch') => {
+  const required = new Set(method === 'create' ? decl.required ?? [] : [])
+  const properties: Record<string, TSchema> = {}
+  for (const [name, spec] of Object.entries(decl.fields)) {
+    if (!spec[method]) continue
+    const schema = spec.writeSchema ?? spec.schema
+    // Optional fields accept null (= clear it); required and non-nullable fields can never be cleared.
+    const value = (decl.required ?? []).includes(name) || !spec.nullable ? schema : Nullable(schema)
+    properties[name] = required.has(name) ? value : Type.Optional(value)
+  }
+  const suffix = method === 'create' ? 'Data' : 'Patch'
+  return Type.Object(properties, { $id: `${decl.entity}${suffix}`, additionalProperties: false })
+}
+
+/** Type-level description of a declared resource, for the typed client. */
+export interface ResourceTypes<F> {
+  result: ResultOf<F>
+  data: DataOf<F>
+  patch: PatchOf<F>
+}
+
+export function defineResource<F extends Record<string, FieldSpec>>(decl: ResourceDeclaration & { fields: F }): Resource & { types?: ResourceTypes<F> } {
+  for (const name of Object.keys(decl.fields)) {
+    if (requiredOutput.has(name)) decl.fields[name].nullable = false
+  }
+  const outputFields = Object.keys(decl.fields).filter((name) => decl.fields[name].output)
+  const schema = Type.Object(
+    Object.fromEntries(
+      outputFields.map((name) => {
+        const spec = decl.fields[name]
+        return [name, spec.nullable ? Nullable(spec.schema) : spec.schema]
+      })
+    ),
+    { $id: decl.entity, additionalProperties: false }
+  )
+  const english = decl.displayNames?.EN ?? decl.entity.replace(/([a-z])([A-Z])/g, '$1 $2')
+  return {
+    ...decl,
+    schema,
+    createSchema: writeBodySchema(decl, 'create'),
+    patchSchema: writeBodySchema(decl, 'patch'),
+    outputFields,
+    columnFields: Object.keys(decl.fields).filter((name) => decl.fields[name].stored),
+    displayName: (country?: string) => (country && decl.displayNames?.[country as 'DE' | 'IT']) || english
+  }
+}

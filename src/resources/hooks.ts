@@ -1,0 +1,63 @@
+import { authenticate } from '@feathersjs/authentication'
+import { BadRequest, NotAuthenticated } from '@feathersjs/errors'
+import type { TObject } from '@feathersjs/typebox'
+import type { HookContext, NextFunction } from '../declarations'
+import type { Resource } from './define-resource'
+import { parseListQuery } from './query'
+import { badRequest, validateBody } from './validation'
+import { INT32_MAX } from './types'
+import { tooMany } from '../middleware/security'
+
+/**
+ * The shared hooks every declared resource runs, in the generator's order: authenticate,
+ * validate the query and path, validate the body; the service does the company-scoped work.
+ */
+
+/** External calls need a key (or the JWT minted for a socket); internal calls bring params.company. */
+export const requireApiKey = async (context: HookContext, next: NextFunction) => {
+  if (context.params.provider) {
+    await authenticate('apiKey', 'jwt')(context as any)
+    if ((context.params as any).settingsLogin) throw new NotAuthenticated('Use an API key for /v1')
+    const { company, apiKey } = context.params
+    if (company && apiKey) {
+      const limited = await context.app.get('keyLimiter' as any)?.(apiKey.id)
+      if (limited) throw tooMany(undefined, limited)
+      context.app.get('usage' as any)?.record(company.id, apiKey.id, 'v1')
+    }
+  }
+  await next()
+}
+
+export const parsePathId = (resource: Resource) => async (context: HookContext) => {
+  if (context.id === undefined || context.id === null) return
+  const raw = String(context.id)
+  const id = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN
+  if (!Number.isInteger(id) || id < 1 || id > INT32_MAX) {
+    throw badRequest(`Invalid path parameter ${resource.idParam}`, { [resource.idParam]: 'must be an integer id (1..2147483647)' })
+  }
+  context.id = id
+}
+
+export const validateQuery = (resource: Resource, querySchema: TObject) => async (context: HookContext) => {
+  const query = context.params.query ?? {}
+  if (context.method === 'find') {
+    context.params.list = parseListQuery(resource, querySchema, query)
+  } else if (context.params.provider && Object.keys(query).length > 0) {
+    throw badRequest('Invalid query', Object.fromEntries(Object.keys(query).map((k) => [k, `is not a parameter of ${context.method}`])))
+  }
+  context.params.query = {}
+}
+
+export const validateData = (resource: Resource) => async (context: HookContext) => {
+  if (context.method !== 'create' && context.method !== 'patch') return
+  if (Array.isArray(context.data)) throw new BadRequest('Send one record per request')
+  context.data = validateBody(resource, context.method, context.data)
+}
+
+/** DELETE over REST answers 204 with no body; events and socket calls still carry the removed record. */
+export const noContentOnRemove = async (context: HookContext) => {
+  if (context.params.provider === 'rest') {
+    context.http = { ...context.http, status: 204 }
+    context.dispatch = null
+  }
+}

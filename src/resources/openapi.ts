@@ -1,0 +1,448 @@
+import { isDeepStrictEqual } from 'node:util'
+import type { TObject, TSchema } from '@feathersjs/typebox'
+import type { Resource } from './define-resource'
+import { INT32_MAX } from './types'
+import { DEFAULT_PAGE_SIZE } from './query'
+
+/**
+ * The API description (OpenAPI 3.1.0), generated from the declarations that validate requests:
+ * every registered resource contributes its collection and item paths, its list parameters
+ * (taken from the strict query schema), its create/PATCH bodies and its output schema. A resource
+ * registered under a nested path (`v1/assignments/:assignmentId/uploads`) gets the placeholders
+ * as path parameters and belongs to the collection of its first segment.
+ *
+ * Operations that are not plain declarations (multipart uploads, by-user look-ups, signed
+ * downloads) are added with an `OpenApiContribution`, through
+ * `describeOperations(app, { collection, paths: (tools) => ({...}) })` (src/services/docs/describe.ts)
+ * or `registerResource(app, resource, { operations: (tools, registered) => ({...}) })`. `paths`
+ * returns path items keyed by OpenAPI template (`/v1/time-sheet-days/by-user`); a contributed
+ * operation replaces a generated one of the same path and method. `tools` (an `OpenApiTools`)
+ * turns TypeBox schemas into JSON Schema with shared components and builds the common pieces:
+ * `json()`, `list()`, `resourceRef()`, `errors(401, 400, 404)` (named error responses plus
+ * `default`), `pathParameter()`, `queryParameters(querySchema)`, `tag(resource)`. A public operation
+ * says `security: []`. Example:
+ *
+ *   describeOperations(app, { collection: 'time-sheet-days', paths: (tools) => ({
+ *     '/v1/time-sheet-days/by-user': { get: {
+ *       tags: [tools.tag(dayResource)], summary: 'Get the day of a user', operationId: 'getTimeSheetDayByUser',
+ *       parameters: tools.queryParameters(byUserQuerySchema),
+ *       responses: { '200': tools.json(tools.resourceRef(dayResource)), ...tools.errors(401, 400, 404) } } }
+ *   }) })
+ *
+ * The tests validate every /v1 response against this description, so every /v1 operation needs
+ * one: generated or contributed. This module only builds documents; it does not touch the app.
+ */
+
+export const OPENAPI_VERSION = '3.1.0'
+export const API_VERSION = '1.0.0'
+export const API_TITLE = 'crewclock API'
+
+export type Json = Record<string, any>
+/** Path items keyed by OpenAPI path template. */
+export type PathItems = Record<string, Json>
+
+/** A registered resource as the generator needs it (see register.ts). */
+export interface DescribedResource {
+  resource: Resource
+  /** Feathers path, e.g. `v1/customers` or `v1/assignments/:assignmentId/uploads`. */
+  path: string
+  querySchema: TObject
+}
+
+export interface OpenApiContribution {
+  /** The collection (first path segment under /v1) whose /spec document includes these paths. */
+  collection: string
+  paths: (tools: OpenApiTools) => PathItems
+}
+
+export interface DescriptionInput {
+  resources: DescribedResource[]
+  contributions?: OpenApiContribution[]
+  /** Company country for the display names (DE, IT; anything else is English). */
+  country?: string
+  /** One collection's document; all collections when absent. */
+  collection?: string
+  /** Base URL of the API; relative (`/`) resolves against the document's own URL. */
+  serverUrl?: string
+}
+
+const JSON_TYPE = 'application/json'
+
+interface ErrorStatus {
+  name: string
+  description: string
+}
+
+/** The error statuses of CONTRACT §3.2 that operations declare by name. */
+export const ERROR_STATUSES: Record<number, ErrorStatus> = {
+  400: { name: 'BadRequest', description: 'Invalid body, query or path parameter; `data.validationErrors` names each field.' },
+  401: { name: 'NotAuthenticated', description: 'API key missing, invalid or revoked.' },
+  403: { name: 'Forbidden', description: 'Not allowed, e.g. an expired or tampered signed link.' },
+  404: { name: 'NotFound', description: 'No such record in the company of the API key.' },
+  405: { name: 'MethodNotAllowed', description: 'The method is not offered here.' },
+  409: { name: 'Conflict', description: 'State conflict: duplicate, still referenced, locked or illegal workflow move.' },
+  413: { name: 'PayloadTooLarge', description: 'Request body too large.' },
+  415: { name: 'UnsupportedMediaType', description: 'Body is not `application/json`.' },
+  429: { name: 'TooManyRequests', description: 'Rate limit reached; retry after `Retry-After` seconds.' },
+  500: { name: 'GeneralError', description: 'Unexpected error (never with internals).' },
+  503: { name: 'Unavailable', description: 'The database is not reachable; retry shortly.' }
+}
+
+const errorSchema: Json = {
+  type: 'object',
+  description: 'Every error response (CONTRACT §3.2).',
+  required: ['name', 'message', 'code', 'className'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', description: 'Error name, e.g. `BadRequest`.' },
+    message: { type: 'string' },
+    code: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status code.' },
+    className: { type: 'string', description: 'Kebab-case error name, e.g. `bad-request`.' },
+    data: {
+      type: 'object',
+      properties: {
+        validationErrors: {
+          type: 'object',
+          description: 'Field path (`address.zip`, `emails.0.emailAddress`, `page`) → message.',
+          additionalProperties: { type: 'string' }
+        }
+      }
+    }
+  }
+}
+
+const listEnvelopeSchema: Json = {
+  type: 'object',
+  description: 'One page of a list (CONTRACT §3.1).',
+  required: ['page', 'pages', 'size', 'total', 'items'],
+  additionalProperties: false,
+  properties: {
+    page: { type: 'integer', minimum: 0 },
+    pages: { type: 'integer', minimum: 0, description: '`ceil(total / size)`' },
+    size: { type: 'integer', minimum: 1 },
+    total: { type: 'integer', minimum: 0 },
+    items: { type: 'array' }
+  }
+}
+
+const OPERATOR_DESCRIPTIONS: Record<string, string> = {
+  $eq: 'equals (`null` matches records without a value)',
+  $ne: 'differs from (`null`: has a value)',
+  $in: 'is one of (repeat the parameter)',
+  $nin: 'is none of (repeat the parameter)',
+  $lt: 'is less than',
+  $lte: 'is less than or equal to',
+  $gt: 'is greater than',
+  $gte: 'is greater than or equal to',
+  $like: 'matches the pattern, case-insensitive (`%` any text, `_` one character)'
+}
+
+const pascal = (text: string) => text.replace(/(^|[-_/\s])(\w)/g, (_m, _s, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')
+const componentName = (text: string) => text.replace(/[^A-Za-z0-9._-]/g, '')
+const asArray = (type: unknown): string[] => (Array.isArray(type) ? type : type === undefined ? [] : [type as string])
+
+/** Schema keywords whose values are schemas, lists of schemas or maps of schemas. */
+const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas']
+
+/** `/v1/assignments/{assignmentId}/uploads` from the Feathers path `v1/assignments/:assignmentId/uploads`. */
+export const pathTemplate = (feathersPath: string) => `/${feathersPath.replace(/:(\w+)/g, '{$1}')}`
+
+/** The collection of a Feathers path: its first segment under the API prefix. */
+export const collectionOf = (feathersPath: string) => feathersPath.split('/')[1]
+
+/**
+ * Builds one document: collects components as schemas are referenced, so that a collection's
+ * document holds only what it uses.
+ */
+export class OpenApiTools {
+  readonly schemas: Json = {}
+  readonly responses: Json = {}
+  readonly parameters: Json = {}
+  readonly tags = new Map<string, string>()
+
+  constructor(readonly country?: string) {}
+
+  /** A TypeBox schema as plain JSON Schema: no `$id`, titled objects moved to components. */
+  schema(schema: TSchema | Json): Json {
+    return this.hoist(JSON.parse(JSON.stringify(schema)))
+  }
+
+  /** Registers a named component (a suffix when the name is taken by a different schema). */
+  component(name: string, schema: TSchema | Json): Json {
+    return this.register(componentName(name), this.schema(schema))
+  }
+
+  /** The output schema of a resource as a component named after its entity. */
+  resourceRef(resource: Resource): Json {
+    return this.component(resource.entity, resource.schema)
+  }
+
+  /** The list envelope around a resource's items. */
+  list(resource: Resource): Json {
+    const envelope = this.register('ListEnvelope', listEnvelopeSchema)
+    return this.register(`${componentName(resource.entity)}List`, {
+      allOf: [envelope, { properties: { items: { items: this.resourceRef(resource) } } }]
+    })
+  }
+
+  /** A response with a JSON body. */
+  json(schema: TSchema | Json, description = 'OK'): Json {
+    return { description, content: { [JSON_TYPE]: { schema: this.schema(schema) } } }
+  }
+
+  /** Responses for the given error statuses (401 for operations that need the key), plus `default` (405, 429, 500, 503). */
+  errors(...statuses: number[]): Json {
+    const responses: Json = {}
+    for (const status of [...new Set(statuses)].sort((a, b) => a - b)) {
+      const known = ERROR_STATUSES[status]
+      if (!known) throw new Error(`OpenAPI: no error response for status ${status}`)
+      this.responses[known.name] ??= this.errorResponse(known.name, status, known.description)
+      responses[String(status)] = { $ref: `#/components/responses/${known.name}` }
+    }
+    this.responses.Error ??= {
+      description: 'Any other error: 405 MethodNotAllowed, 429 TooManyRequests (with `Retry-After`), 500 GeneralError, 503 Unavailable.',
+      content: { [JSON_TYPE]: { schema: this.register('Error', errorSchema) } }
+    }
+    responses.default = { $ref: '#/components/responses/Error' }
+    return responses
+  }
+
+  private errorResponse(name: string, status: number, description: string): Json {
+    const body = { allOf: [this.register('Error', errorSchema), { properties: { name: { const: name }, code: { const: status } } }] }
+    const headers = status === 401 ? { 'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string', const: 'Bearer' } } } : undefined
+    return { description, ...(headers ? { headers } : {}), content: { [JSON_TYPE]: { schema: body } } }
+  }
+
+  /** An integer id in the path (CONTRACT §3: int32, else 400). */
+  pathParameter(name: string, description?: string): Json {
+    return { name, in: 'path', required: true, ...(description ? { description } : {}), schema: { type: 'integer', minimum: 1, maximum: INT32_MAX } }
+  }
+
+  /**
+   * Query parameters as a client sends them, from a strict query schema: scalars by name, each
+   * key of an object property as `name[key]` (`startsAt[$gt]`, `$sort[number]`), with `$eq` as
+   * the plain name. Arrays repeat the parameter (`id[$in]=1&id[$in]=2`).
+   */
+  queryParameters(querySchema: TObject | Json): Json[] {
+    const query = this.schema(querySchema)
+    const required = new Set<string>(query.required ?? [])
+    const result: Json[] = []
+    // Sorting last: filters are what a reader looks for first.
+    const entries = Object.entries<Json>(query.properties ?? {}).sort(([a], [b]) => Number(a === '$sort') - Number(b === '$sort'))
+    for (const [name, schema] of entries) {
+      if (name === 'page' || name === 'size') {
+        result.push(this.sharedParameter(name, schema))
+      } else if (schema.properties) {
+        for (const [key, sub] of Object.entries<Json>(schema.properties)) {
+          result.push(this.queryParameter(key === '$eq' ? name : `${name}[${key}]`, sub, this.describeKey(name, key)))
+        }
+      } else {
+        result.push(this.queryParameter(name, schema, undefined, required.has(name)))
+      }
+    }
+    return result
+  }
+
+  private describeKey(name: string, key: string) {
+    if (name === '$sort') return `Sort by ${key}: 1 ascending, -1 descending (ties by id).`
+    return `Filter: ${name} ${OPERATOR_DESCRIPTIONS[key] ?? key}.`
+  }
+
+  private queryParameter(name: string, schema: Json, description?: string, required = false): Json {
+    const array = asArray(schema.type).includes('array')
+    return {
+      name,
+      in: 'query',
+      ...(required ? { required } : {}),
+      ...(description ? { description } : {}),
+      ...(array ? { style: 'form', explode: true } : {}),
+      schema
+    }
+  }
+
+  private sharedParameter(name: 'page' | 'size', schema: Json): Json {
+    const description = name === 'page' ? 'Page number, from 0.' : 'Items per page.'
+    const parameter = this.queryParameter(name, { ...schema, default: name === 'page' ? 0 : DEFAULT_PAGE_SIZE }, description)
+    return this.registerIn(this.parameters, name, parameter, 'parameters')
+  }
+
+  /** The localized tag of a resource, declared once per document. */
+  tag(resource: Resource, feathersPath = `v1/${resource.path}`): string {
+    const name = resource.displayName(this.country)
+    if (!this.tags.has(name)) this.tags.set(name, `\`${pathTemplate(feathersPath)}\``)
+    return name
+  }
+
+  private register(name: string, schema: Json): Json {
+    return this.registerIn(this.schemas, name, schema, 'schemas')
+  }
+
+  private registerIn(store: Json, base: string, value: Json, kind: string): Json {
+    for (let i = 1; ; i++) {
+      const name = i === 1 ? base : `${base}${i}`
+      if (store[name] === undefined) store[name] = value
+      if (isDeepStrictEqual(store[name], value)) return { $ref: `#/components/${kind}/${name}` }
+    }
+  }
+
+  /** Drops `$id` (it would rebase the references inside) and moves titled objects to components. */
+  private hoist(node: Json): Json {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return node
+    const { $id: _id, ...schema } = node
+    for (const key of SUBSCHEMA) if (schema[key] && typeof schema[key] === 'object') schema[key] = this.hoist(schema[key])
+    for (const key of SUBSCHEMA_LISTS) if (Array.isArray(schema[key])) schema[key] = schema[key].map((s: Json) => this.hoist(s))
+    for (const key of SUBSCHEMA_MAPS) {
+      if (schema[key]) schema[key] = Object.fromEntries(Object.entries<Json>(schema[key]).map(([k, s]) => [k, this.hoist(s)]))
+    }
+    const types = asArray(schema.type)
+    if (typeof schema.title !== 'string' || !types.includes('object')) return schema
+    if (types.includes('null')) {
+      const rest = types.filter((t) => t !== 'null')
+      const ref = this.register(componentName(schema.title), { ...schema, type: rest.length === 1 ? rest[0] : rest })
+      return { anyOf: [ref, { type: 'null' }] }
+    }
+    return this.register(componentName(schema.title), schema)
+  }
+
+  document(paths: PathItems, info: { title: string; description: string }, serverUrl: string): Json {
+    const components: Json = {
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The company API key: `Authorization: Bearer ck_...`. Missing, invalid or revoked → 401.'
+        }
+      }
+    }
+    if (Object.keys(this.schemas).length) components.schemas = this.schemas
+    if (Object.keys(this.responses).length) components.responses = this.responses
+    if (Object.keys(this.parameters).length) components.parameters = this.parameters
+    return {
+      openapi: OPENAPI_VERSION,
+      info: { title: info.title, version: API_VERSION, description: info.description },
+      servers: [{ url: serverUrl }],
+      security: [{ apiKey: [] }],
+      tags: [...this.tags].map(([name, description]) => ({ name, description })),
+      paths,
+      components
+    }
+  }
+}
+
+/** The standard operations of a declared resource: collection and item paths for its methods. */
+export function resourcePaths(tools: OpenApiTools, { resource, path, querySchema }: DescribedResource): PathItems {
+  const base = pathTemplate(path)
+  const routeParameters = [...path.matchAll(/:(\w+)/g)].map((m) => tools.pathParameter(m[1]))
+  const nested = routeParameters.length > 0
+  const scope = pascal(path.split('/').slice(1, -1).filter((s) => !s.startsWith(':')).join('-'))
+  const tags = [tools.tag(resource, path)]
+  const entity = resource.entity
+  const name = resource.displayName()
+  const parentErrors = nested ? [404] : []
+  const op = (verb: string, summary: string, rest: Json) => ({ tags, summary, operationId: `${verb}${scope}${pascal(entity)}`, ...rest })
+  const body = (schema: TObject) => ({ required: true, content: { [JSON_TYPE]: { schema: tools.component(schema.$id ?? entity, schema) } } })
+  const itemParameters = [...routeParameters, tools.pathParameter(resource.idParam)]
+
+  const collection: Json = {}
+  const item: Json = {}
+  if (resource.methods.includes('find')) {
+    collection.get = {
+      ...op('list', `List ${name} records`, {}),
+      operationId: `list${scope}${pascal(path.split('/').pop() as string)}`,
+      description: `Filters: ${resource.filters.join(', ')}. Sortable by the same fields.`,
+      parameters: [...routeParameters, ...tools.queryParameters(querySchema)],
+      responses: { '200': tools.json(tools.list(resource), 'One page of records.'), ...tools.errors(401, 400, ...parentErrors) }
+    }
+  }
+  if (resource.methods.includes('create')) {
+    collection.post = op('create', `Create ${name}`, {
+      ...(nested ? { parameters: routeParameters } : {}),
+      requestBody: body(resource.createSchema),
+      responses: { '201': tools.json(tools.resourceRef(resource), 'Created.'), ...tools.errors(401, 400, 409, 413, 415, ...parentErrors) }
+    })
+  }
+  if (resource.methods.includes('get')) {
+    item.get = op('get', `Get ${name}`, {
+      parameters: itemParameters,
+      responses: { '200': tools.json(tools.resourceRef(resource)), ...tools.errors(401, 400, 404) }
+    })
+  }
+  if (resource.methods.includes('patch')) {
+    item.patch = op('update', `Change ${name}`, {
+      description: 'Only the fields sent are changed; `null` clears an optional field.',
+      parameters: itemParameters,
+      requestBody: body(resource.patchSchema),
+      responses: { '200': tools.json(tools.resourceRef(resource)), ...tools.errors(401, 400, 404, 409, 413, 415) }
+    })
+  }
+  if (resource.methods.includes('remove')) {
+    item.delete = op('delete', `Delete ${name}`, {
+      parameters: itemParameters,
+      responses: { '204': { description: 'Deleted; no body.' }, ...tools.errors(401, 400, 404, 409) }
+    })
+  }
+  const paths: PathItems = {}
+  if (Object.keys(collection).length) paths[base] = collection
+  if (Object.keys(item).length) paths[`${base}/{${resource.idParam}}`] = item
+  return paths
+}
+
+/** `GET /v1/<collection>/spec`, described in the document it returns. */
+export function specPath(tools: OpenApiTools, collection: string, tag?: string): PathItems {
+  return {
+    [`/v1/${collection}/spec`]: {
+      get: {
+        ...(tag ? { tags: [tag] } : {}),
+        summary: `OpenAPI description of /v1/${collection}`,
+        description: 'This document, with the display names of the company of the API key.',
+        operationId: `get${pascal(collection)}Spec`,
+        responses: {
+          '200': tools.json(
+            {
+              type: 'object',
+              required: ['openapi', 'info', 'paths'],
+              properties: { openapi: { const: OPENAPI_VERSION }, info: { type: 'object' }, paths: { type: 'object' } }
+            },
+            'An OpenAPI 3.1.0 document.'
+          ),
+          ...tools.errors(401, 400)
+        }
+      }
+    }
+  }
+}
+
+const mergePaths = (target: PathItems, source: PathItems) => {
+  for (const [path, item] of Object.entries(source)) target[path] = { ...target[path], ...item }
+}
+
+/** The collections (first path segments under /v1) that have a document. */
+export function collectionsOf(resources: DescribedResource[], contributions: OpenApiContribution[] = []): string[] {
+  return [...new Set([...resources.map((r) => collectionOf(r.path)), ...contributions.map((c) => c.collection)])]
+}
+
+/** The OpenAPI document of one collection, or of the whole API. */
+export function buildDescription(input: DescriptionInput): Json {
+  const { collection, country, serverUrl = '/' } = input
+  const contributions = input.contributions ?? []
+  const tools = new OpenApiTools(country)
+  const collections = collectionsOf(input.resources, contributions).filter((c) => collection === undefined || c === collection)
+  if (collection !== undefined && collections.length === 0) throw new Error(`OpenAPI: no collection ${collection}`)
+  const paths: PathItems = {}
+  for (const name of collections) {
+    const owned = input.resources.filter((r) => collectionOf(r.path) === name)
+    const main = owned.find((r) => r.path.split('/').length === 2) ?? owned[0]
+    for (const registered of owned) mergePaths(paths, resourcePaths(tools, registered))
+    for (const contribution of contributions.filter((c) => c.collection === name)) mergePaths(paths, contribution.paths(tools))
+    mergePaths(paths, specPath(tools, name, main ? tools.tag(main.resource, main.path) : undefined))
+  }
+  const main = collection === undefined ? undefined : input.resources.find((r) => r.path === `v1/${collection}`)
+  const title = collection === undefined ? API_TITLE : `${API_TITLE}: ${main ? main.resource.displayName(country) : collection}`
+  const description =
+    collection === undefined
+      ? 'Work orders and time tracking. Every operation is scoped to the company of the API key.'
+      : `The operations of \`/v1/${collection}\`. Every operation is scoped to the company of the API key.`
+  return tools.document(paths, { title, description }, serverUrl)
+}

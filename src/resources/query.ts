@@ -1,0 +1,172 @@
+import { Type, TSchema, TObject } from '@feathersjs/typebox'
+import type { Resource, Row } from './define-resource'
+import { badRequest, collectErrors, compile, nulCharacterErrors, queryAjv } from './validation'
+import { INT32_MAX } from './types'
+
+export const MAX_PAGE_SIZE = 20
+export const DEFAULT_PAGE_SIZE = 10
+
+type FilterKind = 'number' | 'string' | 'timestamp' | 'date' | 'boolean' | 'enum'
+
+const COMPARISONS = ['$lt', '$lte', '$gt', '$gte']
+
+export function filterKind(schema: TSchema): FilterKind {
+  const s = schema as Record<string, any>
+  const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type
+  if (type === 'integer' || type === 'number') return 'number'
+  if (type === 'boolean') return 'boolean'
+  if (s.format === 'date-time') return 'timestamp'
+  if (s.format === 'date') return 'date'
+  if (s.enum) return 'enum'
+  return 'string'
+}
+
+export function operatorsOf(kind: FilterKind) {
+  return [
+    '$eq',
+    '$ne',
+    '$in',
+    '$nin',
+    ...(kind === 'boolean' || kind === 'enum' ? [] : COMPARISONS),
+    ...(kind === 'string' ? ['$like'] : [])
+  ]
+}
+
+/** A filter value in a query string: the field's type without its write bounds, or null. */
+const valueSchema = (schema: TSchema): TSchema => {
+  const s = schema as Record<string, any>
+  const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type
+  const { format, enum: values, minimum, maximum } = s
+  if (type === 'integer') return Type.Integer({ minimum: minimum ?? -INT32_MAX - 1, maximum: maximum ?? INT32_MAX })
+  if (type === 'number') return Type.Number()
+  if (type === 'boolean') return Type.Boolean()
+  return Type.Unsafe({ type: 'string', maxLength: 255, ...(format ? { format } : {}), ...(values ? { enum: values } : {}) })
+}
+
+/**
+ * The strict query schema of a list: `page`, `size`, `$sort` and one operator object per
+ * filter. Plain `field=value` is normalised to `{ $eq: value }` before validation so that each
+ * filter has exactly one shape and every error has one path.
+ */
+export function buildQuerySchema(resource: Resource): TObject {
+  const properties: Record<string, TSchema> = {
+    page: Type.Optional(Type.Integer({ minimum: 0, maximum: INT32_MAX })),
+    size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+    $sort: Type.Optional(
+      Type.Object(
+        Object.fromEntries(resource.filters.map((f) => [f, Type.Optional(Type.Integer({ enum: [1, -1] }))])),
+        { additionalProperties: false }
+      )
+    )
+  }
+  for (const name of resource.filters) {
+    const spec = resource.fields[name]
+    if (!spec) throw new Error(`${resource.entity}: filter ${name} is not a field`)
+    const kind = filterKind(spec.schema)
+    const value = valueSchema(spec.schema)
+    const nullable = { ...value, type: [(value as any).type, 'null'] } as TSchema
+    const operators: Record<string, TSchema> = {}
+    for (const op of operatorsOf(kind)) {
+      if (op === '$in' || op === '$nin') operators[op] = Type.Optional(Type.Array(value, { maxItems: 100 }))
+      else if (op === '$eq' || op === '$ne') operators[op] = Type.Optional(nullable)
+      else if (op === '$like') operators[op] = Type.Optional(Type.String({ maxLength: 255 }))
+      else operators[op] = Type.Optional(value)
+    }
+    properties[name] = Type.Optional(Type.Object(operators, { additionalProperties: false }))
+  }
+  for (const [name, extra] of Object.entries(resource.extraFilters ?? {})) {
+    const value = valueSchema(extra.schema)
+    const operators = { $eq: Type.Optional(value), $in: Type.Optional(Type.Array(value, { maxItems: 100 })) }
+    properties[name] = Type.Optional(Type.Object(operators, { additionalProperties: false }))
+  }
+  return Type.Object(properties, { $id: `${resource.entity}Query`, additionalProperties: false })
+}
+
+const isPlainObject = (value: unknown): value is Row =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** The query-string name of a path: `startsAt.$gt` → `startsAt[$gt]`, `startsAt.$eq` → `startsAt`. */
+const queryPath = (path: string) => {
+  const [head, ...rest] = path.split('.')
+  return head + rest.filter((p) => p !== '$eq').map((p) => `[${p}]`).join('')
+}
+
+/**
+ * The query-string parser turns a list of more than 20 values (`id[$in]=1&id[$in]=2...`) into an
+ * object keyed `0`, `1`, ...; such an object is the list it was (up to the 100 values allowed).
+ */
+const indexedArray = (value: unknown) => {
+  if (!isPlainObject(value)) return value
+  const keys = Object.keys(value)
+  return keys.length > 0 && keys.every((k, i) => k === String(i)) ? keys.map((k) => value[k]) : value
+}
+
+export interface ListQuery {
+  page: number
+  size: number
+  sort: [string, 1 | -1][]
+  where: Row
+  /** Values of the declaration's extra filters, one entry per operator (all must match). */
+  extra?: [string, unknown[]][]
+}
+
+const normaliseValue = (kind: FilterKind, value: unknown) =>
+  kind === 'timestamp' && typeof value === 'string' ? new Date(value).toISOString() : value
+
+/**
+ * Validates and normalises a raw (qs-parsed) query into page, size, sort and a where object in
+ * Feathers adapter syntax. Throws 400 naming each offending parameter.
+ */
+export function parseListQuery(resource: Resource, schema: TObject, raw: Row): ListQuery {
+  const query: Row = {}
+  for (const [key, value] of Object.entries(raw ?? {})) {
+    const isFilter = resource.filters.includes(key) || Object.hasOwn(resource.extraFilters ?? {}, key)
+    if (key === 'page' || key === 'size' || key === '$sort' || !isFilter) {
+      query[key] = value
+    } else {
+      const ops: Row = isPlainObject(value) ? { ...value } : { $eq: value }
+      for (const op of ['$eq', '$ne']) if (ops[op] === 'null') ops[op] = null
+      for (const op of ['$in', '$nin']) if (op in ops) ops[op] = indexedArray(ops[op])
+      query[key] = ops
+    }
+  }
+  const validate = compile(queryAjv, schema)
+  const valid = validate(query)
+  const nul = nulCharacterErrors(query)
+  if (!valid || Object.keys(nul).length > 0) {
+    const errors = collectErrors(valid ? [] : validate.errors, (path) => {
+      const parts = path.split('.')
+      const filters = [...resource.filters, ...Object.keys(resource.extraFilters ?? {})]
+      if (parts.length === 1) return `is not a filter of ${resource.path} (filters: ${filters.join(', ')})`
+      if (parts[0] === '$sort') return `is not a sortable field of ${resource.path}`
+      return `is not a supported operator for ${parts[0]}`
+    })
+    throw badRequest('Invalid query', Object.fromEntries(Object.entries({ ...nul, ...errors }).map(([k, v]) => [queryPath(k), v])))
+  }
+  const where: Row = {}
+  for (const name of resource.filters) {
+    const ops = query[name] as Row | undefined
+    if (!ops) continue
+    const kind = filterKind(resource.fields[name].schema)
+    const condition: Row = {}
+    for (const [op, value] of Object.entries(ops)) {
+      condition[op] = Array.isArray(value) ? value.map((v) => normaliseValue(kind, v)) : normaliseValue(kind, value)
+    }
+    // `$eq` alone becomes plain equality (the adapter's `null` → IS NULL).
+    where[name] = Object.keys(condition).length === 1 && '$eq' in condition ? condition.$eq : condition
+    if (isPlainObject(where[name]) && '$eq' in where[name]) {
+      const { $eq, ...rest } = where[name]
+      where[name] = rest
+      where.$and = [...(where.$and ?? []), { [name]: $eq }]
+    }
+  }
+  const extra: [string, unknown[]][] = []
+  for (const name of Object.keys(resource.extraFilters ?? {})) {
+    const ops = (query[name] ?? {}) as { $eq?: unknown; $in?: unknown[] }
+    if (ops.$eq !== undefined) extra.push([name, [ops.$eq]])
+    if (ops.$in !== undefined) extra.push([name, ops.$in])
+  }
+  const sort = Object.entries((query.$sort ?? {}) as Record<string, 1 | -1>)
+  if (!sort.some(([field]) => field === 'id')) sort.push(['id', 1])
+  return { page: query.page ?? 0, size: query.size ?? DEFAULT_PAGE_SIZE, sort, where, extra }
+}

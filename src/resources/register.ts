@@ -1,0 +1,48 @@
+import type { Application } from '../declarations'
+import type { Resource } from './define-resource'
+import { ResourceService } from './service'
+import { buildQuerySchema } from './query'
+import { mapDatabaseErrors } from './errors'
+import { noContentOnRemove, parsePathId, requireApiKey, validateData, validateQuery } from './hooks'
+import { collectionOf, OpenApiTools, PathItems } from './openapi'
+import { describeOperations, registerSpecRoute } from '../services/docs/describe'
+
+export const API_PREFIX = 'v1'
+
+export interface RegisteredResource {
+  resource: Resource
+  path: string
+  querySchema: ReturnType<typeof buildQuerySchema>
+}
+
+/**
+ * Registers a declared resource as a Feathers service under /v1 with the shared hooks. This is
+ * the only place hooks are attached to resources: a new resource is a declaration, not code.
+ */
+export function registerResource(
+  app: Application,
+  resource: Resource,
+  extra: {
+    around?: any[]
+    /** Operations beyond the declared methods (or replacing them) in the API description; see openapi.ts. */
+    operations?: (tools: OpenApiTools, registered: RegisteredResource) => PathItems
+  } = {}
+) {
+  const path = `${API_PREFIX}/${resource.path}`
+  const querySchema = buildQuerySchema(resource)
+  const service = new ResourceService(resource, app.get('knex' as any), app.get('dbClient'))
+  app.use(path, service, { methods: resource.methods, events: [] })
+  app.service(path).hooks({
+    around: { all: [mapDatabaseErrors, requireApiKey, ...(extra.around ?? [])] },
+    before: { all: [parsePathId(resource), validateQuery(resource, querySchema), validateData(resource)] },
+    after: { remove: [noContentOnRemove] }
+  })
+  const registered: RegisteredResource = { resource, path, querySchema }
+  const list = (app.get('resources' as any) as RegisteredResource[] | undefined) ?? []
+  app.set('resources' as any, [...list, registered])
+  const collection = collectionOf(path)
+  const { operations } = extra
+  if (operations) describeOperations(app, { collection, paths: (tools) => operations(tools, registered) })
+  else registerSpecRoute(app, collection)
+  return registered
+}

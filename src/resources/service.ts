@@ -1,0 +1,182 @@
+import { KnexAdapter } from '@feathersjs/knex'
+import { BadRequest, GeneralError, NotFound } from '@feathersjs/errors'
+import type { Knex } from 'knex'
+import type { Id } from '@feathersjs/feathers'
+import type { HookContext, Params } from '../declarations'
+import type { Resource, Row, ValidationErrors, WriteContext } from './define-resource'
+import { decodeRow, encodeData } from './codec'
+import { badRequest } from './validation'
+import { checkReferences } from './references'
+
+export interface ListEnvelope<T = Row> {
+  page: number
+  pages: number
+  size: number
+  total: number
+  items: T[]
+}
+
+/**
+ * The one service class behind every declared resource: company-scoped reads, the list
+ * envelope, and writes that run their checks, row, join tables and re-read in one transaction.
+ */
+export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
+  constructor(
+    readonly resource: Resource,
+    readonly knex: Knex,
+    readonly dbClient: 'sqlite3' | 'pg'
+  ) {
+    super({
+      Model: knex,
+      name: resource.table,
+      id: 'id',
+      multi: false,
+      paginate: { default: 10, max: 20 },
+      // `$like` is case-insensitive on both databases (SQLite LIKE already is, for ASCII).
+      extendedOperators: dbClient === 'pg' ? { $like: 'ilike' } : {}
+    })
+  }
+
+  companyId(params?: Params): number {
+    const id = params?.company?.id
+    if (!id) throw new GeneralError('No company in the request context')
+    return id
+  }
+
+  /** Selects the rows of the caller's company. */
+  scoped(params?: Params) {
+    return this.db(params).where(`${this.resource.table}.companyId`, this.companyId(params))
+  }
+
+  /** The adapter's query plus the declaration's extra list filters (set on a find's `params.list`). */
+  createQuery(params: Params = {}) {
+    const builder = super.createQuery(params)
+    for (const [name, values] of params.list?.extra ?? []) this.resource.extraFilters![name].apply(builder, values, params)
+    return builder
+  }
+
+  async decode(rows: Row[], context: HookContext | undefined): Promise<Row[]> {
+    const items = rows.map((row) => decodeRow(this.resource, row))
+    if (this.resource.loadVirtual && items.length > 0) {
+      await this.resource.loadVirtual(
+        items.map((item, i) => Object.assign(item, { __row: rows[i] })),
+        context as HookContext
+      )
+      for (const item of items) delete item.__row
+    }
+    return items
+  }
+
+  async find(params: Params = {}): Promise<any> {
+    const list = params.list ?? { page: 0, size: 10, sort: [['id', 1]], where: {} }
+    const { table } = this.resource
+    const builder = this.createQuery({ ...params, query: { ...list.where, [`${table}.companyId`]: this.companyId(params) } })
+    // NULLs sort last in both directions on both databases (their defaults differ; knex's
+    // SQLite emulation of `nulls last` drops the column, so the clause is written out).
+    for (const [field, direction] of list.sort) builder.orderByRaw(`?? ${direction === 1 ? 'asc' : 'desc'} nulls last`, [`${table}.${field}`])
+    const result = (await this._find({
+      ...params,
+      knex: builder,
+      query: { $limit: list.size, $skip: list.page * list.size },
+      paginate: { default: list.size, max: 20 }
+    })) as { total: number; data: Row[] }
+    const envelope: ListEnvelope = {
+      page: list.page,
+      pages: Math.ceil(result.total / list.size),
+      size: list.size,
+      total: result.total,
+      items: await this.decode(result.data, this.contextFor(params, 'find'))
+    }
+    return envelope
+  }
+
+  async getRow(id: Id, params: Params): Promise<Row> {
+    const row = await this.scoped(params).andWhere(`${this.resource.table}.id`, id).first()
+    if (!row) throw new NotFound(`No ${this.resource.entity} with id ${id}`)
+    return row
+  }
+
+  async get(id: Id, params: Params = {}): Promise<Row> {
+    return this.read(id, params)
+  }
+
+  /** A scoped, decoded record without running the service hooks again (writes re-read with it). */
+  async read(id: Id, params: Params): Promise<Row> {
+    const [item] = await this.decode([await this.getRow(id, params)], this.contextFor(params, 'get'))
+    return item
+  }
+
+  /** Runs `work` in the request's transaction, or in a new one that commits when it returns. */
+  async inTransaction<T>(params: Params, work: (params: Params) => Promise<T>): Promise<T> {
+    if (params.transaction?.trx) return work(params)
+    return this.knex.transaction((trx) => work({ ...params, transaction: { trx, starting: false } }))
+  }
+
+  private async prepareWrite(write: WriteContext, params: Params) {
+    const errors: ValidationErrors = await checkReferences(this.resource, write.data, write.companyId, params.transaction!.trx!, write.existing)
+    try {
+      Object.assign(errors, (await this.resource.beforeWrite?.(write)) ?? {})
+    } catch (error) {
+      // A body naming records the company does not have is a 400 (CONTRACT §2), even when the
+      // declaration's rules would also refuse it as a state conflict.
+      if (Object.keys(errors).length === 0) throw error
+    }
+    if (Object.keys(errors).length > 0) throw badRequest(`Invalid ${this.resource.entity}`, errors)
+    const row = encodeData(this.resource, write.data)
+    await this.resource.toRow?.(row, write)
+    return row
+  }
+
+  async create(data: Row, params: Params = {}): Promise<Row> {
+    if (Array.isArray(data)) throw new BadRequest('Create one record per request')
+    return this.inTransaction(params, async (tx) => {
+      const companyId = this.companyId(tx)
+      const write: WriteContext = { context: this.contextFor(tx, 'create'), method: 'create', data, companyId }
+      const row = await this.prepareWrite(write, tx)
+      const now = new Date().toISOString()
+      const [inserted] = await this.db(tx).insert({ ...row, companyId, createdAt: now, updatedAt: now }, ['id'])
+      const id = typeof inserted === 'object' ? inserted.id : inserted
+      await this.resource.afterWrite?.(id, write)
+      return this.read(id, tx)
+    })
+  }
+
+  async patch(id: Id | null, data: Row, params: Params = {}): Promise<Row> {
+    if (id === null) throw new BadRequest('PATCH needs an id')
+    return this.inTransaction(params, async (tx) => {
+      const companyId = this.companyId(tx)
+      const [existing] = await this.decode([await this.getRow(id, tx)], this.contextFor(tx, 'patch'))
+      const write: WriteContext = { context: this.contextFor(tx, 'patch'), method: 'patch', data, existing, companyId }
+      const row = await this.prepareWrite(write, tx)
+      await this.scoped(tx).andWhere('id', id).update({ ...row, updatedAt: new Date().toISOString() })
+      await this.resource.afterWrite?.(Number(id), write)
+      return this.read(id, tx)
+    })
+  }
+
+  async remove(id: Id | null, params: Params = {}): Promise<Row> {
+    if (id === null) throw new BadRequest('DELETE needs an id')
+    return this.inTransaction(params, async (tx) => {
+      const existing = await this.read(id, tx)
+      await this.resource.beforeRemove?.(Number(id), this.contextFor(tx, 'remove'))
+      await this.scoped(tx).andWhere('id', id).delete()
+      await this.resource.afterRemove?.(existing, this.contextFor(tx, 'remove'))
+      return existing
+    })
+  }
+
+  /**
+   * A light context for declaration callbacks: the app and the transaction-carrying params.
+   * (Not the hook context itself: params must stay free of circular values, feathers-sync
+   * serialises them.)
+   */
+  private contextFor(params: Params, method: string): HookContext {
+    return { app: this.app, params, method, path: `v1/${this.resource.path}`, service: this } as unknown as HookContext
+  }
+
+  app: any
+  async setup(app: any) {
+    this.app = app
+  }
+}
+

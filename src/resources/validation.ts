@@ -1,0 +1,181 @@
+import Ajv, { ErrorObject, ValidateFunction } from 'ajv'
+import addFormats from 'ajv-formats'
+import { BadRequest } from '@feathersjs/errors'
+import type { TSchema } from '@feathersjs/typebox'
+import type { Resource, Row, ValidationErrors } from './define-resource'
+
+/** Bodies are validated as sent: no coercion, so `"5"` is not an id. */
+export const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, allowUnionTypes: true }), [
+  'date-time',
+  'date',
+  'email',
+  'uri'
+])
+/** Query strings arrive as text: coerce scalars, and single values into arrays for $in/$nin. */
+export const queryAjv = addFormats(
+  new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, coerceTypes: 'array' }),
+  ['date-time', 'date', 'email', 'uri']
+)
+
+// RFC 3339 as ajv-formats checks it, plus a real calendar check (2026-02-30 is not a date).
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i
+export const isIsoDateTime = (value: unknown) =>
+  typeof value === 'string' && ISO_DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))
+
+const FORMAT_MESSAGES: Record<string, string> = {
+  'date-time': 'must be an ISO 8601 date-time with Z or an offset, e.g. 2026-11-22T09:30:00Z',
+  date: 'must be a date in the form YYYY-MM-DD',
+  email: 'must be an email address',
+  uri: 'must be a URL'
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  integer: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+  null: 'null'
+}
+
+/** `/emails/0/emailAddress` → `emails.0.emailAddress` */
+export const fieldPath = (instancePath: string, extra?: string) =>
+  [...instancePath.split('/').slice(1), ...(extra === undefined ? [] : [extra])].map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.')
+
+export function messageOf(error: ErrorObject): string {
+  const p = error.params as Record<string, any>
+  switch (error.keyword) {
+    case 'type': {
+      const types = (Array.isArray(p.type) ? p.type : String(p.type).split(',')) as string[]
+      return `must be ${types.map((t) => TYPE_NAMES[t] ?? t).join(' or ')}`
+    }
+    case 'format':
+      return FORMAT_MESSAGES[p.format] ?? `must be a valid ${p.format}`
+    case 'pattern':
+      return p.pattern === '^#[0-9A-Fa-f]{6}$' ? 'must be a hex colour in the form #RRGGBB' : `must match ${p.pattern}`
+    case 'maxLength':
+      return `must be at most ${p.limit} characters long`
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${p.limit} characters long`
+    case 'minimum':
+      return `must be ≥ ${p.limit}`
+    case 'maximum':
+      return `must be ≤ ${p.limit}`
+    case 'maxItems':
+      return `must have at most ${p.limit} items`
+    case 'uniqueItems':
+      return 'must not contain duplicates'
+    case 'enum':
+      return `must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}`
+    case 'required':
+      return 'is required'
+    default:
+      return error.message ?? 'is invalid'
+  }
+}
+
+/** Ajv errors → `{ path: message }`, the first message per path. */
+export function collectErrors(errors: ErrorObject[] | null | undefined, unknownMessage: (path: string) => string) {
+  const result: ValidationErrors = {}
+  for (const error of errors ?? []) {
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue
+    const p = error.params as Record<string, any>
+    let path: string
+    let message: string
+    if (error.keyword === 'additionalProperties') {
+      path = fieldPath(error.instancePath, p.additionalProperty)
+      message = unknownMessage(path)
+    } else if (error.keyword === 'required') {
+      path = fieldPath(error.instancePath, p.missingProperty)
+      message = 'is required'
+    } else {
+      path = fieldPath(error.instancePath)
+      message = messageOf(error)
+    }
+    // Own keys only: a body key such as `constructor` must not be mistaken for a reported one.
+    if (!Object.hasOwn(result, path)) result[path] = message
+  }
+  return result
+}
+
+export function badRequest(message: string, validationErrors: ValidationErrors): BadRequest {
+  const summary = Object.entries(validationErrors)
+    .slice(0, 5)
+    .map(([k, v]) => `${k} ${v}`)
+    .join('; ')
+  return new BadRequest(`${message}: ${summary}`, { validationErrors })
+}
+
+/**
+ * Compiles once per schema `$id` (every app instance in a process declares the same
+ * resources), or per schema object when it has none.
+ */
+const compiled = new Map<Ajv, Map<unknown, ValidateFunction>>()
+export function compile(ajv: Ajv, schema: TSchema): ValidateFunction {
+  const cache = compiled.get(ajv) ?? new Map<unknown, ValidateFunction>()
+  compiled.set(ajv, cache)
+  const key = schema.$id ?? schema
+  let validate = cache.get(key)
+  if (!validate) {
+    validate = ajv.compile(schema)
+    cache.set(key, validate)
+  }
+  return validate
+}
+
+const isObject = (value: unknown): value is Row => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/**
+ * The paths of strings that contain U+0000. PostgreSQL cannot store it in text or jsonb, so it is
+ * refused on every database alike. Call it on values of a validated shape (bounded depth).
+ */
+export function nulCharacterErrors(value: unknown): ValidationErrors {
+  const errors: ValidationErrors = {}
+  const pending: [unknown, string[]][] = [[value, []]]
+  while (pending.length > 0) {
+    const [current, path] = pending.pop()!
+    if (typeof current === 'string' && current.includes('\u0000')) errors[path.join('.')] = 'must not contain the NUL character (U+0000)'
+    else if (current !== null && typeof current === 'object') for (const [key, child] of Object.entries(current)) pending.push([child, [...path, key]])
+  }
+  return errors
+}
+
+/**
+ * Validates a create or PATCH body against the resource's write rules and schema. The write
+ * rules are checked by name first, so that a client learns *why* a field is refused.
+ */
+export function validateBody(resource: Resource, method: 'create' | 'patch', body: unknown): Row {
+  if (!isObject(body)) {
+    throw badRequest('Invalid body', { '': 'must be a JSON object' })
+  }
+  const errors: ValidationErrors = {}
+  for (const key of Object.keys(body)) {
+    const spec = Object.hasOwn(resource.fields, key) ? resource.fields[key] : undefined
+    if (!spec || (!spec.create && !spec.patch && !spec.output)) {
+      errors[key] = `is not a field of ${resource.entity}`
+    } else if (!spec.create && !spec.patch) {
+      errors[key] = 'is read-only'
+    } else if (method === 'patch' && !spec.patch) {
+      errors[key] = 'can only be set on create'
+    } else if (method === 'create' && !spec.create) {
+      errors[key] = 'can only be changed by PATCH'
+    }
+  }
+  const schema = method === 'create' ? resource.createSchema : resource.patchSchema
+  const validate = compile(bodyAjv, schema)
+  if (!validate(body)) {
+    const found = collectErrors(validate.errors, (path) => {
+      // A nested unknown key: say read-only where the response schema has it (address latitude).
+      const leaf = path.split('.').pop() as string
+      return leaf === 'latitude' || leaf === 'longitude' || leaf === 'link' ? 'is read-only' : 'is not a field of this object'
+    })
+    for (const [path, message] of Object.entries(found)) if (!Object.hasOwn(errors, path)) errors[path] = message
+  }
+  // Only a body of the declared shape is walked: its depth is then bounded by the schema.
+  if (Object.keys(errors).length === 0) Object.assign(errors, nulCharacterErrors(body))
+  if (Object.keys(errors).length > 0) {
+    throw badRequest(`Invalid ${resource.entity} ${method === 'create' ? 'create' : 'PATCH'} body`, errors)
+  }
+  return body
+}

@@ -1,0 +1,53 @@
+import { Type, TSchema } from '@feathersjs/typebox'
+import { defineResource, output, writable } from '../../resources/define-resource'
+import { Address, AddressWrite, Bool, Email, Id, Str, Timestamp } from '../../resources/types'
+
+const Telephone = Type.Object(
+  { label: Type.Optional(Str()), isDefault: Type.Optional(Bool()), telephoneNumber: Str() },
+  { additionalProperties: false, title: 'Telephone' }
+)
+const EmailEntry = Type.Object(
+  { label: Type.Optional(Str()), isDefault: Type.Optional(Bool()), emailAddress: Email() },
+  { additionalProperties: false, title: 'CustomerEmail' }
+)
+const Url = Type.Object({ label: Type.Optional(Str()), url: Str(2048) }, { additionalProperties: false, title: 'CustomerUrl' })
+
+const list = <T extends TSchema>(item: T) => Type.Array(item, { maxItems: 100 })
+
+export const customerResource = defineResource({
+  path: 'customers',
+  table: 'customers',
+  entity: 'Customer',
+  idParam: 'customerId',
+  displayNames: { DE: 'Kunde', IT: 'Cliente', EN: 'Customer' },
+  methods: ['find', 'get', 'create', 'patch', 'remove'],
+  fields: {
+    id: output(Id()),
+    number: writable(Str()),
+    companyName: writable(Str()),
+    externalId: writable(Str()),
+    title: writable(Str()),
+    salutation: writable(Str()),
+    firstName: writable(Str()),
+    surname: writable(Str()),
+    telephones: writable(list(Telephone), { json: true }),
+    emails: writable(list(EmailEntry), { json: true }),
+    urls: writable(list(Url), { json: true }),
+    billingAddress: writable(Address, { json: true, writeSchema: AddressWrite }),
+    createdAt: output(Timestamp()),
+    updatedAt: output(Timestamp())
+  },
+  filters: ['id', 'number', 'companyName', 'externalId', 'createdAt', 'updatedAt'],
+  async beforeWrite({ data, existing }) {
+    const errors: Record<string, string> = {}
+    const merged = { ...existing, ...data }
+    if (!merged.companyName && !merged.surname) {
+      errors[data.companyName === null || !existing ? 'companyName' : 'surname'] = 'companyName or surname is required'
+    }
+    for (const field of ['telephones', 'emails'] as const) {
+      const defaults = ((data[field] ?? []) as { isDefault?: boolean }[]).filter((entry) => entry.isDefault)
+      if (defaults.length > 1) errors[field] = 'at most one entry may have isDefault: true'
+    }
+    return errors
+  }
+})

@@ -1,0 +1,33 @@
+import { defineResource, output, patchOnly, writable } from '../../resources/define-resource'
+import { Color, Id, IdList, Int32, Nullable, Str, Text, Timestamp } from '../../resources/types'
+import { defaultOrder } from '../../resources/ordering'
+
+/**
+ * `roleIds` are roles of the company, stored as a JSON list (null or [] clears it);
+ * `additionalProperties` is an opaque client string. createdAt/updatedAt are documented extras.
+ */
+export const uploadCategoryResource = defineResource({
+  path: 'upload-categories',
+  table: 'upload_categories',
+  entity: 'UploadCategory',
+  idParam: 'uploadCategoryId',
+  methods: ['find', 'get', 'create', 'patch'],
+  fields: {
+    id: output(Id()),
+    name: writable(Str(255, { minLength: 1 }), { nullable: false }),
+    color: writable(Color()),
+    order: writable(Int32(), { nullable: false }),
+    deactivatedAt: patchOnly(Timestamp()),
+    roleIds: writable(IdList(), { json: true, nullable: false, writeSchema: Nullable(IdList()) }),
+    additionalProperties: writable(Text()),
+    createdAt: output(Timestamp()),
+    updatedAt: output(Timestamp())
+  },
+  required: ['name'],
+  references: { roleIds: { table: 'roles', many: true } },
+  filters: ['id', 'deactivatedAt'],
+  beforeWrite: (write) => defaultOrder(write, 'upload_categories'),
+  toRow(row, { method }) {
+    if (row.roleIds === null || (method === 'create' && row.roleIds === undefined)) row.roleIds = JSON.stringify([])
+  }
+})

@@ -1,0 +1,64 @@
+import { Type } from '@feathersjs/typebox'
+import { Conflict } from '@feathersjs/errors'
+import { defineResource, output, writable, writeOnly } from '../../resources/define-resource'
+import type { ValidationErrors } from '../../resources/define-resource'
+import { Color, Email, Enum, Id, Str, Timestamp } from '../../resources/types'
+import { ROLE_TYPES } from '../../companies/catalogues'
+import { hashPassword } from '../../companies/create-company'
+
+/** bcrypt ignores everything after 72 bytes: a longer password would be silently weaker. */
+const BCRYPT_MAX_BYTES = 72
+
+/**
+ * Email is the global login identity (unique across companies, case-insensitive: CONTRACT §6),
+ * kept in `email_normalized`; `roleType` is copied from the role so that it can be filtered.
+ */
+export const userResource = defineResource({
+  path: 'users',
+  table: 'users',
+  entity: 'User',
+  idParam: 'userId',
+  displayNames: { DE: 'Benutzer/Mitarbeiter', IT: 'Dipendente' },
+  methods: ['find', 'get', 'create', 'patch'],
+  fields: {
+    id: output(Id()),
+    fullName: writable(Str(255, { minLength: 1 }), { nullable: false }),
+    email: writable(Email(), { nullable: false }),
+    password: writeOnly(Type.String({ minLength: 8, maxLength: BCRYPT_MAX_BYTES }), { stored: false }),
+    shortName: writable(Str()),
+    staffNumber: writable(Str()),
+    color: writable(Color()),
+    roleId: writable(Id(), { nullable: false }),
+    roleType: output(Enum(ROLE_TYPES), { nullable: false }),
+    deactivatedAt: writable(Timestamp()),
+    externalId: writable(Str()),
+    createdAt: output(Timestamp()),
+    updatedAt: output(Timestamp())
+  },
+  required: ['fullName', 'email'],
+  references: { roleId: { table: 'roles' } },
+  filters: ['id', 'roleId', 'fullName', 'email', 'shortName', 'roleType', 'staffNumber', 'deactivatedAt', 'externalId', 'createdAt', 'updatedAt'],
+  async beforeWrite({ data, method, existing, companyId, context }) {
+    const errors: ValidationErrors = {}
+    if (typeof data.password === 'string' && Buffer.byteLength(data.password, 'utf8') > BCRYPT_MAX_BYTES) {
+      errors.password = `must be at most ${BCRYPT_MAX_BYTES} bytes long (UTF-8)`
+    }
+    if (method === 'create' && data.roleId === undefined) {
+      const worker = await context.params.transaction!.trx!('roles').where({ companyId, type: 'worker' }).first('id')
+      data.roleId = worker?.id
+    }
+    // The key's own user would lock the key out with its next request.
+    if (method === 'patch' && data.deactivatedAt && !existing!.deactivatedAt && existing!.id === context.params.user?.id) {
+      throw new Conflict('The user of this API key cannot deactivate itself')
+    }
+    return errors
+  },
+  async toRow(row, { data, context }) {
+    if (data.email !== undefined) row.emailNormalized = String(data.email).toLowerCase()
+    if (data.password !== undefined) row.passwordHash = data.password === null ? null : await hashPassword(data.password)
+    if (row.roleId !== undefined) {
+      const role = await context.params.transaction!.trx!('roles').where({ id: row.roleId }).first('type')
+      row.roleType = role.type
+    }
+  }
+})

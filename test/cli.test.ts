@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { forEachDatabase } from './support/harness'
+import { HttpClient } from './support/http'
+import { runCli, startServe, stopProcess } from './support/cli'
+
+forEachDatabase('CLI', (suite) => {
+  const env = () => ({ DATABASE_URL: suite.server().db.url, DATA_DIR: suite.server().app.get('dataDir') })
+
+  it('--help lists the commands', async () => {
+    const res = await runCli(['--help'], env())
+    assert.equal(res.code, 0)
+    for (const command of ['serve', 'migrate', 'company', 'key']) assert.match(res.stdout, new RegExp(`\\b${command}\\b`))
+    const sub = await runCli(['company', 'create', '--help'], env())
+    assert.match(sub.stdout, /--admin-email/)
+    assert.match(sub.stdout, /--json/)
+  })
+
+  it('migrate --json lists what it applied to a new database, then nothing', async function () {
+    if (suite.db.name !== 'sqlite') this.skip() // one fresh database is enough; PostgreSQL runs the same migrations in the harness
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-cli-')), 'fresh.sqlite')
+    const first = await runCli(['migrate', '--json'], { DATABASE_URL: `sqlite://${file}` })
+    assert.equal(first.code, 0, first.stderr)
+    const applied: string[] = JSON.parse(first.stdout).applied
+    assert.ok(applied.length >= 4, first.stdout)
+    assert.deepEqual(applied, [...applied].sort())
+    const second = await runCli(['migrate'], { DATABASE_URL: `sqlite://${file}` })
+    assert.equal(second.stdout.trim(), 'database is up to date')
+  })
+
+  it('migrate --json reports an up-to-date database', async () => {
+    const res = await runCli(['migrate', '--json'], env())
+    assert.equal(res.code, 0, res.stderr)
+    assert.deepEqual(JSON.parse(res.stdout), { applied: [] })
+  })
+
+  it('company create --json prints exactly one JSON object whose key works over HTTP', async () => {
+    const email = `cli-${Date.now()}@example.test`
+    const res = await runCli(
+      ['company', 'create', '--name', 'Dach & Co', '--country', 'IT', '--admin-email', email, '--admin-password', 'secret-pass', '--json'],
+      env()
+    )
+    assert.equal(res.code, 0, res.stderr)
+    const lines = res.stdout.trim().split('\n')
+    assert.equal(lines.length, 1)
+    const out = JSON.parse(lines[0])
+    assert.deepEqual(Object.keys(out).sort(), ['adminUserId', 'apiKey', 'companyId'])
+    assert.match(out.apiKey, /^ck_[A-Za-z0-9_-]{43}$/)
+    const api = new HttpClient(suite.server().url, out.apiKey)
+    assert.equal((await api.get('/v1/customers')).status, 200)
+    const company = await suite.server().knex('companies').where({ id: out.companyId }).first()
+    assert.equal(company.timezone, 'Europe/Rome')
+
+    const again = await runCli(['company', 'create', '--name', 'Dup', '--country', 'DE', '--admin-email', email.toUpperCase(), '--json'], env())
+    assert.equal(again.code, 2)
+    assert.equal(JSON.parse(again.stdout).validationErrors.adminEmail, 'already exists')
+  })
+
+  it('company create rejects bad input naming each option, and writes nothing', async () => {
+    const before = await suite.server().knex('companies').count({ n: '*' }).first()
+    const res = await runCli(['company', 'create', '--name', 'X', '--country', 'Germany', '--admin-email', 'nope', '--timezone', 'Mars/Base', '--admin-password', 'short'], env())
+    assert.equal(res.code, 2)
+    for (const option of ['--country', '--admin-email', '--timezone', '--admin-password']) assert.match(res.stderr, new RegExp(option))
+    const after = await suite.server().knex('companies').count({ n: '*' }).first()
+    assert.equal(Number(after?.n), Number(before?.n))
+  })
+
+  it('key create, list and revoke; a revoked key answers 401', async () => {
+    const company = await suite.company()
+    const created = await runCli(['key', 'create', '--company', String(company.id), '--name', 'integration', '--json'], env())
+    assert.equal(created.code, 0, created.stderr)
+    const { keyId, apiKey } = JSON.parse(created.stdout)
+    const api = new HttpClient(suite.server().url, apiKey)
+    assert.equal((await api.get('/v1/customers')).status, 200)
+
+    const listed = await runCli(['key', 'list', '--company', String(company.id), '--json'], env())
+    const keys = JSON.parse(listed.stdout)
+    assert.equal(keys.length, 2)
+    const entry = keys.find((k: any) => k.id === keyId)
+    assert.equal(entry.name, 'integration')
+    assert.equal(entry.maskedKey, `ck_…${apiKey.slice(-4)}`)
+    assert.ok(!listed.stdout.includes(apiKey), 'list never shows a whole key')
+
+    const revoked = await runCli(['key', 'revoke', '--key-id', String(keyId), '--json'], env())
+    assert.equal(revoked.code, 0, revoked.stderr)
+    const res = await api.get('/v1/customers')
+    assert.equal(res.status, 401)
+    assert.equal(res.headers.get('www-authenticate'), 'Bearer')
+    assert.equal((await company.api.get('/v1/customers')).status, 200, 'the other key still works')
+
+    const twice = await runCli(['key', 'revoke', '--key-id', String(keyId)], env())
+    assert.equal(twice.code, 2)
+    const missing = await runCli(['key', 'create', '--company', '99999999'], env())
+    assert.equal(missing.code, 2)
+    const bad = await runCli(['key', 'create', '--company', 'abc'], env())
+    assert.notEqual(bad.code, 0)
+    assert.match(bad.stderr, /--company must be a positive integer/)
+  })
+})
+
+describe('crewclock serve on a fresh SQLite database', function () {
+  this.timeout(60000)
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-serve-'))
+  const env = { NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, DATABASE_URL: `sqlite://${dir}/crewclock.sqlite`, LOG_LEVEL: 'warn' }
+  after(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+  it('creates a demo company on first start, prints its key and URLs, and not on later starts', async () => {
+    const first = await startServe(env)
+    try {
+      const output = first.output()
+      const key = /API key:\s+(ck_\S+)/.exec(output)?.[1]
+      assert.ok(key, output)
+      assert.match(output, /\/settings/)
+      assert.match(output, /\/dashboard/)
+      const res = await new HttpClient(first.url, key).get('/v1/customers')
+      assert.equal(res.status, 200)
+      assert.equal(res.body.total, 0)
+    } finally {
+      await stopProcess(first.child)
+    }
+    const second = await startServe(env)
+    try {
+      assert.doesNotMatch(second.output(), /API key/)
+      const health = await new HttpClient(second.url).get('/health')
+      assert.equal(health.status, 200)
+    } finally {
+      await stopProcess(second.child)
+    }
+  })
+  it('WEB_CONCURRENCY=2 runs two workers on one port', async () => {
+    // Workers cannot report a port picked by the primary: choose a free one first.
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo
+        probe.close(() => resolve(port))
+      })
+    })
+    const served = await startServe({ ...env, PORT: String(port), WEB_CONCURRENCY: '2' })
+    try {
+      const deadline = Date.now() + 40000
+      while ((served.output().match(/listening on/g) ?? []).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      const ports = [...served.output().matchAll(/listening on http:\/\/[^:]+:(\d+)/g)].map((m) => m[1])
+      assert.equal(ports.length, 2, served.output())
+      assert.deepEqual(ports, [String(port), String(port)])
+      for (let i = 0; i < 10; i++) assert.equal((await new HttpClient(served.url).get('/health')).status, 200)
+    } finally {
+      await stopProcess(served.child)
+    }
+  })
+})

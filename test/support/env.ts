@@ -1,0 +1,5 @@
+// Loaded by mocha before anything else, so node-config reads config/test.json.
+import path from 'node:path'
+
+process.env.NODE_ENV = 'test'
+process.env.NODE_CONFIG_DIR ??= path.resolve(__dirname, '..', '..', 'config')

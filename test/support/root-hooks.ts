@@ -1,0 +1,17 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { dropTestDatabases } from './databases'
+import { stopServers } from './harness'
+
+export const mochaHooks = {
+  async afterAll(this: Mocha.Context) {
+    this.timeout(30000)
+    await stopServers()
+    await dropTestDatabases()
+    // The run's upload and data directories (named after the process id).
+    const tmp = path.resolve(__dirname, '..', '..', '.tmp', 'test')
+    for (const entry of fs.existsSync(tmp) ? fs.readdirSync(tmp) : []) {
+      if (entry.endsWith(`-${process.pid}`)) fs.rmSync(path.join(tmp, entry), { recursive: true, force: true })
+    }
+  }
+}
