@@ -1,0 +1,48 @@
+import { defineResource, output, writable, createOnly } from '../../resources/define-resource'
+import type { ValidationErrors } from '../../resources/define-resource'
+import { nextOrder } from '../../resources/ordering'
+import { Id, Int32, Nullable, Str, Text, Timestamp } from '../../resources/types'
+import { defaultFromCatalogue, refuseClearing, trxOf } from '../assignments/work-order-rules'
+
+export const assignmentEventGroupResource = defineResource({
+  path: 'assignment-event-groups',
+  table: 'assignment_event_groups',
+  entity: 'AssignmentEventGroup',
+  idParam: 'assignmentEventGroupId',
+  displayNames: { DE: 'Arbeitsschrittgruppe', IT: 'Gruppo', EN: 'Assignment Event Group' },
+  methods: ['find', 'get', 'create', 'patch', 'remove'],
+  fields: {
+    id: output(Id()),
+    note: writable(Text()),
+    // Absent or null on create: after the assignment's last group.
+    order: writable(Int32(), { nullable: false, writeSchema: Nullable(Int32()) }),
+    // Absent or null on create: the company's first active group type.
+    typeId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()) }),
+    assignmentId: createOnly(Id(), { nullable: false }),
+    externalId: writable(Str()),
+    createdAt: output(Timestamp()),
+    updatedAt: output(Timestamp())
+  },
+  required: ['assignmentId'],
+  references: {
+    assignmentId: { table: 'assignments' },
+    typeId: { table: 'assignment_event_group_types', active: true }
+  },
+  filters: ['id', 'typeId', 'assignmentId', 'externalId', 'createdAt', 'updatedAt'],
+  async beforeWrite(write) {
+    const errors: ValidationErrors = {}
+    refuseClearing(write, ['typeId', 'order'], errors)
+    await defaultFromCatalogue(write, 'typeId', 'assignment_event_group_types', errors)
+    const { data, method, companyId, context } = write
+    if (method === 'create' && (data.order === undefined || data.order === null)) {
+      data.order = await nextOrder(trxOf(context), 'assignment_event_groups', { companyId, assignmentId: data.assignmentId })
+    }
+    return errors
+  },
+  /** Its events stay, ungrouped (the FK would null them too; this also marks them changed). */
+  async beforeRemove(groupId, context) {
+    await trxOf(context)('assignmentEvents')
+      .where({ companyId: context.params.company!.id, groupId })
+      .update({ groupId: null, updatedAt: new Date().toISOString() })
+  }
+})

@@ -1,0 +1,74 @@
+import type { Knex } from 'knex'
+import { defineResource, output, writable } from '../../resources/define-resource'
+import type { ValidationErrors } from '../../resources/define-resource'
+import { Address, AddressWrite, Color, Id, Nullable, Str, Text, Timestamp } from '../../resources/types'
+import { defaultFromCatalogue, refuseClearing, refuseWhenBooked, scheduleUploadFiles, trxOf } from './work-order-rules'
+
+/**
+ * The next free number of the company's sequence. The upsert locks the counter row until the
+ * transaction ends, so concurrent creates draw distinct numbers; numbers a client already gave
+ * an assignment by hand are skipped.
+ */
+export async function nextAssignmentNumber(trx: Knex, companyId: number): Promise<string> {
+  for (;;) {
+    const [row] = await trx('assignmentNumberSequences')
+      .insert({ companyId, lastNumber: 1 })
+      .onConflict('companyId')
+      .merge({ lastNumber: trx.raw('?? + 1', ['assignment_number_sequences.last_number']) })
+      .returning('lastNumber')
+    const number = String(row.lastNumber)
+    if (!(await trx('assignments').where({ companyId, number }).first('id'))) return number
+  }
+}
+
+export const assignmentResource = defineResource({
+  path: 'assignments',
+  table: 'assignments',
+  entity: 'Assignment',
+  idParam: 'assignmentId',
+  displayNames: { DE: 'Auftrag', IT: 'Ordine', EN: 'Assignment' },
+  methods: ['find', 'get', 'create', 'patch', 'remove'],
+  fields: {
+    id: output(Id()),
+    number: writable(Str()),
+    name: writable(Str(255, { minLength: 1 }), { nullable: false }),
+    comment: writable(Text()),
+    notesBackOffice: writable(Text()),
+    color: writable(Color()),
+    address: writable(Address, { json: true, writeSchema: AddressWrite }),
+    customerId: writable(Id(), { nullable: false }),
+    projectId: writable(Id()),
+    // Absent or null on create: the company's first active type/status (CONTRACT §5).
+    typeId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()) }),
+    responsibleUserId: writable(Id()),
+    statusId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()) }),
+    externalId: writable(Str()),
+    createdAt: output(Timestamp()),
+    updatedAt: output(Timestamp())
+  },
+  required: ['name', 'customerId'],
+  references: {
+    customerId: { table: 'customers' },
+    projectId: { table: 'projects' },
+    typeId: { table: 'assignment_types', active: true },
+    statusId: { table: 'assignment_status_types', active: true },
+    responsibleUserId: { table: 'users', active: true }
+  },
+  filters: ['id', 'customerId', 'projectId', 'typeId', 'responsibleUserId', 'statusId', 'name', 'number', 'externalId', 'createdAt', 'updatedAt'],
+  async beforeWrite(write) {
+    const errors: ValidationErrors = {}
+    refuseClearing(write, ['typeId', 'statusId'], errors)
+    await defaultFromCatalogue(write, 'typeId', 'assignment_types', errors)
+    await defaultFromCatalogue(write, 'statusId', 'assignment_status_types', errors)
+    if (write.method === 'create' && (write.data.number === undefined || write.data.number === null)) {
+      write.data.number = await nextAssignmentNumber(trxOf(write.context), write.companyId)
+    }
+    return errors
+  },
+  /** Events, groups and uploads go with the assignment (FK cascade); their files after commit. */
+  async beforeRemove(assignmentId, context) {
+    const events = trxOf(context)('assignmentEvents').where({ assignmentId }).select('id')
+    await refuseWhenBooked(context, (q) => q.where({ assignmentId }).orWhereIn('eventId', events.clone()), 'assignment')
+    await scheduleUploadFiles(context, (q) => q.where({ assignmentId }).orWhereIn('assignmentEventId', events.clone()))
+  }
+})

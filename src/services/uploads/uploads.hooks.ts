@@ -1,0 +1,61 @@
+import { NotFound } from '@feathersjs/errors'
+import type { HookContext, NextFunction } from '../../declarations'
+import type { Row } from '../../resources/define-resource'
+import { filterKind } from '../../resources/query'
+import { INT32_MAX } from '../../resources/types'
+import { badRequest, validateBody } from '../../resources/validation'
+import { validateData } from '../../resources/hooks'
+import { storageOf } from '../../storage'
+import { uploadResource, UploadParams, UploadParent } from './uploads.schema'
+import { trxOf } from '../assignments/work-order-rules'
+
+/**
+ * The parent in the path (`:assignmentId` arrives as a string in `params.route`) must be an
+ * int32 id (400) of a record of the caller's company (404).
+ */
+export const resolveParent = (parent: UploadParent) => async (context: HookContext) => {
+  // The service re-reads a written record through its own hooked `get`, inside the write's transaction.
+  if ((context.params as UploadParams).uploadParent) return
+  const raw = String(context.params.route?.[parent.field] ?? '')
+  const id = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN
+  if (!(id >= 1 && id <= INT32_MAX)) {
+    throw badRequest(`Invalid path parameter ${parent.field}`, { [parent.field]: 'must be an integer id (1..2147483647)' })
+  }
+  const found = await trxOf(context)(parent.table).where({ companyId: context.params.company!.id, id }).first('id')
+  if (!found) throw new NotFound(`No ${parent.entity} with id ${id}`)
+  ;(context.params as UploadParams).uploadParent = { field: parent.field, id }
+}
+
+/** Multipart text fields arrive as strings: integer fields are read as integers ('' = not set). */
+function typedFields(fields: Row): Row {
+  const data: Row = {}
+  for (const [key, value] of Object.entries(fields ?? {})) {
+    const spec = Object.hasOwn(uploadResource.fields, key) ? uploadResource.fields[key] : undefined
+    const numeric = spec && filterKind(spec.schema) === 'number' && typeof value === 'string'
+    if (numeric && value.trim() === '') data[key] = null
+    else data[key] = numeric && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value
+  }
+  return data
+}
+
+/** Create: the stored file plus the multipart fields; PATCH: the JSON body. */
+export const validateUploadBody = async (context: HookContext) => {
+  if (context.method !== 'create') return validateData(uploadResource)(context)
+  const { upload } = context.params as UploadParams
+  const fields = typedFields(context.data)
+  if ('file' in fields) throw badRequest('Invalid upload', { file: 'must be a file part, not a text field' })
+  if (!upload) throw badRequest('Invalid upload', { file: 'is required: send multipart/form-data with the file in the part named "file"' })
+  if (upload.size === 0) throw badRequest('Invalid upload', { file: 'must not be empty' })
+  context.data = validateBody(uploadResource, 'create', fields)
+}
+
+/** A create that fails after the multipart step stored the file removes the file again. */
+export const discardUploadOnFailure = async (context: HookContext, next: NextFunction) => {
+  try {
+    await next()
+  } catch (error) {
+    const key = (context.params as UploadParams).upload?.key
+    if (context.method === 'create' && key) await storageOf(context.app).remove(key)
+    throw error
+  }
+}

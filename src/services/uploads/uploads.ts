@@ -1,0 +1,38 @@
+import type { Application } from '../../declarations'
+import { API_PREFIX, RegisteredResource } from '../../resources/register'
+import { buildQuerySchema } from '../../resources/query'
+import { mapDatabaseErrors } from '../../resources/errors'
+import { noContentOnRemove, parsePathId, requireApiKey, validateQuery } from '../../resources/hooks'
+import { uploadResource, UPLOAD_PARENTS } from './uploads.schema'
+import { UploadService } from './uploads.class'
+import { discardUploadOnFailure, resolveParent, validateUploadBody } from './uploads.hooks'
+import { receiveMultipart } from './multipart'
+import { deleteStoredFilesAfterCommit } from './stored-files'
+import { serveDownloads } from './download'
+import { uploadOperations } from './uploads.openapi'
+import { describeOperations } from '../docs/describe'
+import { collectionOf } from '../../resources/openapi'
+
+/**
+ * Uploads under `/v1/assignments/:assignmentId/uploads` and
+ * `/v1/assignment-events/:assignmentEventId/uploads`, and the signed download route.
+ */
+export const uploads = (app: Application) => {
+  const querySchema = buildQuerySchema(uploadResource)
+  for (const parent of UPLOAD_PARENTS) {
+    const path = `${API_PREFIX}/${parent.collection}/:${parent.field}/uploads`
+    const service = new UploadService(uploadResource, app.get('knex' as any), app.get('dbClient'), parent)
+    app.use(path, service, { methods: uploadResource.methods, events: [], koa: { before: [receiveMultipart(app)] } })
+    app.service(path).hooks({
+      around: { all: [discardUploadOnFailure, mapDatabaseErrors, requireApiKey, deleteStoredFilesAfterCommit] },
+      before: { all: [parsePathId(uploadResource), resolveParent(parent), validateQuery(uploadResource, querySchema), validateUploadBody] },
+      after: { remove: [noContentOnRemove] }
+    })
+    // Described without create: the contribution describes the multipart POST instead.
+    const described = { ...uploadResource, methods: uploadResource.methods.filter((m) => m !== 'create') }
+    const registered: RegisteredResource = { resource: described, path, querySchema }
+    app.set('resources' as any, [...((app.get('resources' as any) as RegisteredResource[] | undefined) ?? []), registered])
+    describeOperations(app, { collection: collectionOf(path), paths: (tools) => uploadOperations(tools, parent, path) })
+  }
+  app.use(serveDownloads(app))
+}
