@@ -1,0 +1,139 @@
+import { Conflict } from '@feathersjs/errors'
+import type { Knex } from 'knex'
+import type { HookContext } from '../../declarations'
+import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import { calendarDay, Day, millis, uniqueDays } from '../../timesheets/calendar'
+import { span, spansOverlap } from '../../timesheets/durations'
+import { changeClock, EntryClock, workedMs } from '../../timesheets/entry-clock'
+import { assertDaysWritable, lockUserTime, recomputeDays } from '../../timesheets/recompute'
+
+/**
+ * The write rules of time entries (CONTRACT §7.2): type/assignment/event consistency, the pause
+ * clock, no overlap and one running entry per user, and the time-sheet hook points.
+ */
+interface PlannedWrite {
+  clock: EntryClock
+  closedPause: { start: number; end: number } | null
+  userId: number
+  days: Day[]
+}
+
+// What beforeWrite decided, for toRow and afterWrite of the same write.
+const planned = new WeakMap<WriteContext, PlannedWrite>()
+
+const trxOf = (context: HookContext) => context.params.transaction!.trx! as Knex.Transaction
+const zoneOf = (context: HookContext) => context.params.company!.timezone
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+const instant = (value: unknown) => (value === undefined ? undefined : value === null ? null : millis(value as string))
+const given = (value: unknown) => value !== undefined && value !== null
+
+/** Fills `assignmentId` and `eventTypeId` from the event (else the type's event type) and checks they agree. */
+async function checkAssignment({ data, companyId, context }: WriteContext): Promise<ValidationErrors> {
+  const trx = trxOf(context)
+  const errors: ValidationErrors = {}
+  const type = await trx('time_entry_types').where({ id: data.typeId, companyId }).first('isUnassigned', 'eventTypeId')
+  if (!type) return errors // the reference check reports it
+  if (type.isUnassigned) {
+    for (const field of ['assignmentId', 'eventId']) {
+      if (given(data[field])) errors[field] = 'must be empty for a time entry type with isUnassigned: true'
+    }
+    return errors
+  }
+  if (given(data.eventId)) {
+    const event = await trx('assignment_events').where({ id: data.eventId, companyId }).first('assignmentId', 'typeId')
+    if (!event) return errors
+    if (given(data.assignmentId) && data.assignmentId !== Number(event.assignmentId)) {
+      errors.assignmentId = `does not match the assignment of event ${data.eventId} (assignment ${event.assignmentId})`
+    }
+    if (given(data.eventTypeId) && data.eventTypeId !== Number(event.typeId)) {
+      errors.eventTypeId = `does not match the type of event ${data.eventId} (type ${event.typeId})`
+    }
+    data.assignmentId ??= Number(event.assignmentId)
+    if (data.eventTypeId === undefined) data.eventTypeId = Number(event.typeId)
+  }
+  if (data.eventTypeId === undefined && type.eventTypeId !== null) data.eventTypeId = Number(type.eventTypeId)
+  return errors
+}
+
+async function clockOf(trx: Knex.Transaction, existing: Row, companyId: number): Promise<EntryClock> {
+  const pauses: Row[] = await trx('time_entry_pauses').where({ companyId, timeEntryId: existing.id }).select('startsAt', 'endsAt')
+  return {
+    start: millis(existing.startsAt),
+    end: existing.endsAt === null ? null : millis(existing.endsAt),
+    pausedAt: existing.pausedAt === null ? null : millis(existing.pausedAt),
+    pauses: pauses.map((p) => ({ start: millis(p.startsAt), end: millis(p.endsAt) }))
+  }
+}
+
+/** 409 when the user already has a running entry or an entry that shares time with this one. */
+async function assertNoOverlap(trx: Knex.Transaction, companyId: number, userId: number, id: number | undefined, clock: EntryClock) {
+  // A coarse index range in SQL, the exact half-open rule in spansOverlap.
+  const query = trx('time_entries').where({ companyId, userId }).select('id', 'startsAt', 'endsAt')
+  if (id !== undefined) query.whereNot('id', id)
+  if (clock.end !== null) query.where('startsAt', '<=', iso(clock.end))
+  query.where((q) => q.whereNull('endsAt').orWhere('endsAt', '>=', iso(clock.start)))
+  const others: Row[] = await query
+  const running = clock.end === null ? others.find((other) => other.endsAt === null) : undefined
+  if (running) {
+    throw new Conflict(`User ${userId} already has a running time entry (id ${running.id})`, { timeEntryId: Number(running.id) })
+  }
+  const mine = span(clock.start, clock.end)
+  const overlapping = others.find((other) => spansOverlap(mine, span(other.startsAt, other.endsAt)))
+  if (overlapping) {
+    throw new Conflict(`The time entry overlaps time entry ${overlapping.id} of user ${userId}`, { timeEntryId: Number(overlapping.id) })
+  }
+}
+
+export async function checkTimeEntry(write: WriteContext): Promise<ValidationErrors | void> {
+  const { data, existing, companyId, context } = write
+  const trx = trxOf(context)
+  const errors = write.method === 'create' ? await checkAssignment(write) : {}
+  const before = existing ? await clockOf(trx, existing, companyId) : null
+  const outcome = changeClock(before, { start: instant(data.startsAt) ?? undefined, end: instant(data.endsAt), pausedAt: instant(data.pausedAt) }, Date.now())
+  if (!outcome.ok) {
+    if (outcome.status === 409) throw new Conflict(`Cannot change ${outcome.field}: ${outcome.message}`, { validationErrors: { [outcome.field]: outcome.message } })
+    errors[outcome.field] = outcome.message
+  }
+  if (!outcome.ok || Object.keys(errors).length > 0) return errors
+
+  const userId = Number(existing?.userId ?? data.userId)
+  const zone = zoneOf(context)
+  // An entry counts on the calendar day of its start (CONTRACT §7.2), before and after a PATCH.
+  const days = uniqueDays(existing ? [calendarDay(existing.startsAt, zone)] : [], [calendarDay(outcome.clock.start, zone)])
+  await lockUserTime(trx, { companyId, userId })
+  await assertDaysWritable(trx, { companyId, userId, days })
+  await assertNoOverlap(trx, companyId, userId, existing?.id, outcome.clock)
+  if (existing) data.pausedAt = iso(outcome.clock.pausedAt)
+  planned.set(write, { clock: outcome.clock, closedPause: outcome.closedPause, userId, days })
+}
+
+export function timeEntryRow(row: Row, write: WriteContext) {
+  row.workedMs = workedMs(planned.get(write)!.clock)
+}
+
+export async function afterTimeEntryWrite(id: number, write: WriteContext) {
+  const trx = trxOf(write.context)
+  const { closedPause, userId, days } = planned.get(write)!
+  if (closedPause) {
+    await trx('time_entry_pauses').insert({ companyId: write.companyId, timeEntryId: id, startsAt: iso(closedPause.start), endsAt: iso(closedPause.end) })
+  }
+  await recomputeDays(trx, { companyId: write.companyId, userId, days })
+}
+
+const removedDays = (entry: Row, context: HookContext) => ({
+  companyId: context.params.company!.id,
+  userId: Number(entry.userId),
+  days: [calendarDay(entry.startsAt, zoneOf(context))]
+})
+
+export async function beforeTimeEntryRemove(id: number, context: HookContext) {
+  const trx = trxOf(context)
+  const entry = await trx('time_entries').where({ id, companyId: context.params.company!.id }).first('userId', 'startsAt')
+  const affected = removedDays(entry, context)
+  await lockUserTime(trx, affected)
+  await assertDaysWritable(trx, affected)
+}
+
+export async function afterTimeEntryRemove(removed: Row, context: HookContext) {
+  await recomputeDays(trxOf(context), removedDays(removed, context))
+}

@@ -1,0 +1,146 @@
+import { Conflict } from '@feathersjs/errors'
+import type { Knex } from 'knex'
+import type { HookContext } from '../../declarations'
+import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import { absenceStatus, absenceWorkDays } from '../../timesheets/absences'
+import { daysCovered, millis, uniqueDays } from '../../timesheets/calendar'
+import { assertDaysWritable, lockUserTime, recomputeDays } from '../../timesheets/recompute'
+import { parseWorkingTime } from '../../timesheets/working-time'
+
+/**
+ * The write rules of user absences (CONTRACT §7.3): the decision fields and who made them, the
+ * derived status, no overlap with another (not declined) absence of the user, and the time-sheet
+ * hook points for every covered calendar day.
+ */
+const db = (context: HookContext): Knex => context.params.transaction?.trx ?? context.app.get('knex' as any)
+const trxOf = (context: HookContext) => context.params.transaction!.trx! as Knex.Transaction
+const isSet = (value: unknown) => value !== undefined && value !== null
+
+// The user and calendar days a write touches, from beforeWrite to afterWrite of the same write.
+const planned = new WeakMap<WriteContext, { userId: number; days: string[] }>()
+
+/** Each decision timestamp and the `...ById` field that records who made it. */
+const DECIDERS: [timestamps: string[], byId: string][] = [
+  [['approvedAt'], 'needApprovalById'],
+  [['declinedAt'], 'declinedById'],
+  [['compensationApprovedAt', 'compensationDeclinedAt'], 'compensatedById']
+]
+
+/**
+ * A decision written without its `...ById` is the acting user's; a decision cleared without one
+ * clears who made it.
+ */
+function fillDeciders(data: Row, merged: Row, actingUserId: number | undefined) {
+  for (const [timestamps, byId] of DECIDERS) {
+    if (data[byId] !== undefined || timestamps.every((ts) => data[ts] === undefined)) continue
+    if (timestamps.some((ts) => isSet(data[ts]))) data[byId] = actingUserId ?? null
+    else if (timestamps.every((ts) => !isSet(merged[ts]))) data[byId] = null
+  }
+}
+
+/** Decisions that cannot coexist (400) or come before the request (409). */
+function checkDecisions(merged: Row, data: Row, type: Row): ValidationErrors {
+  const errors: ValidationErrors = {}
+  const clash = (a: string, b: string) => {
+    if (isSet(merged[a]) && isSet(merged[b])) errors[data[b] !== undefined ? b : a] = `cannot be set together with ${data[b] !== undefined ? a : b}`
+  }
+  clash('approvedAt', 'declinedAt')
+  clash('compensationApprovedAt', 'compensationDeclinedAt')
+  if (!type.needCompensation) {
+    for (const field of ['compensationApprovedAt', 'compensationDeclinedAt']) {
+      if (isSet(data[field])) errors[field] = 'is only used by absence types with needCompensation: true'
+    }
+  }
+  if (isSet(merged.startsAt) && isSet(merged.endsAt) && millis(merged.endsAt as string) <= millis(merged.startsAt as string)) {
+    errors[data.endsAt !== undefined ? 'endsAt' : 'startsAt'] = data.endsAt !== undefined ? 'must be after startsAt' : 'must be before endsAt'
+  }
+  return errors
+}
+
+function assertRequested(merged: Row) {
+  const decided = ['approvedAt', 'declinedAt', 'compensationApprovedAt', 'compensationDeclinedAt'].filter((field) => isSet(merged[field]))
+  if (decided.length > 0 && !isSet(merged.requestedAt)) {
+    throw new Conflict(`An absence can only be approved or declined once it is requested (requestedAt): ${decided.join(', ')}`, {
+      validationErrors: Object.fromEntries(decided.map((field) => [field, 'needs requestedAt']))
+    })
+  }
+}
+
+/** 409 when the absence shares time with another absence of the user that is not declined. */
+async function assertNoOverlap(trx: Knex.Transaction, companyId: number, merged: Row, id: number | undefined) {
+  const query = trx('user_absences')
+    .where({ companyId, userId: merged.userId })
+    .whereNot('status', 'declined')
+    .where('startsAt', '<', new Date(merged.endsAt).toISOString())
+    .where('endsAt', '>', new Date(merged.startsAt).toISOString())
+    .first('id')
+  if (id !== undefined) query.whereNot('id', id)
+  const other = await query
+  if (other) throw new Conflict(`The absence overlaps absence ${other.id} of user ${merged.userId}`, { userAbsenceId: Number(other.id) })
+}
+
+const coveredDays = (absence: Row, zone: string) => daysCovered(absence.startsAt, absence.endsAt, zone)
+
+export async function checkAbsence(write: WriteContext): Promise<ValidationErrors | void> {
+  const { data, existing, companyId, context } = write
+  const trx = trxOf(context)
+  const typeId = existing?.typeId ?? data.typeId
+  const type = await trx('user_absence_types').where({ id: typeId, companyId }).first('needApproval', 'needCompensation')
+  if (!type) return // the reference check reports it
+  const before: Row = existing ?? {}
+  const after = (field: string) => (data[field] !== undefined ? data[field] : before[field])
+  // A type without approval is approved the moment it is requested.
+  if (!type.needApproval && isSet(data.requestedAt) && data.approvedAt === undefined && !isSet(after('approvedAt')) && !isSet(after('declinedAt'))) {
+    data.approvedAt = data.requestedAt
+  }
+  fillDeciders(data, { ...before, ...data }, context.params.user?.id)
+  const merged = { ...before, ...data }
+  const errors = checkDecisions(merged, data, type)
+  if (Object.keys(errors).length > 0) return errors
+  assertRequested(merged)
+  data.status = absenceStatus(merged)
+
+  const userId = Number(merged.userId)
+  const zone = context.params.company!.timezone
+  const days = uniqueDays(existing ? coveredDays(existing, zone) : [], coveredDays(merged, zone))
+  await lockUserTime(trx, { companyId, userId })
+  await assertDaysWritable(trx, { companyId, userId, days })
+  if (data.status !== 'declined') await assertNoOverlap(trx, companyId, merged, existing?.id)
+  planned.set(write, { userId, days })
+}
+
+export async function afterAbsenceWrite(_id: number, write: WriteContext) {
+  await recomputeDays(trxOf(write.context), { companyId: write.companyId, ...planned.get(write)! })
+}
+
+const removedDays = (absence: Row, context: HookContext) => ({
+  companyId: context.params.company!.id,
+  userId: Number(absence.userId),
+  days: coveredDays(absence, context.params.company!.timezone)
+})
+
+export async function beforeAbsenceRemove(id: number, context: HookContext) {
+  const trx = trxOf(context)
+  const absence = await trx('user_absences').where({ id, companyId: context.params.company!.id }).first('userId', 'startsAt', 'endsAt')
+  const affected = removedDays(absence, context)
+  await lockUserTime(trx, affected)
+  await assertDaysWritable(trx, affected)
+}
+
+export async function afterAbsenceRemove(removed: Row, context: HookContext) {
+  await recomputeDays(trxOf(context), removedDays(removed, context))
+}
+
+/** `workDays` of a page of absences from their types and the company's model, in one query. */
+export async function loadWorkDays(items: Row[], context: HookContext) {
+  const companyId = context.params.company!.id
+  const types: Row[] = await db(context)('user_absence_types')
+    .join('companies', 'companies.id', 'user_absence_types.companyId')
+    .where('user_absence_types.companyId', companyId)
+    .whereIn('user_absence_types.id', [...new Set(items.map((item) => item.typeId))])
+    .select('user_absence_types.id', 'user_absence_types.isAbsenceHourly', 'companies.workingTime', 'companies.country', 'companies.timezone')
+  const hourly = new Map(types.map((type) => [Number(type.id), Boolean(type.isAbsenceHourly)]))
+  const company = types[0] ?? (await db(context)('companies').where({ id: companyId }).first('workingTime', 'country', 'timezone'))
+  const calendar = { ...parseWorkingTime(company.workingTime, company.country), timezone: company.timezone }
+  for (const item of items) item.workDays = absenceWorkDays(item as { startsAt: string; endsAt: string }, hourly.get(item.typeId) ?? false, calendar)
+}

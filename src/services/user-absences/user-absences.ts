@@ -1,0 +1,5 @@
+import type { Application } from '../../declarations'
+import { registerResource } from '../../resources/register'
+import { userAbsenceResource } from './user-absences.schema'
+
+export const userAbsences = (app: Application) => registerResource(app, userAbsenceResource)

@@ -1,0 +1,70 @@
+import { DateTime } from 'luxon'
+
+/**
+ * Calendar days in a company's timezone (CONTRACT §7.1). A day runs from local midnight to the
+ * next local midnight, so it lasts 23 or 25 hours on the days the clocks change.
+ */
+export type Instant = Date | string | number
+
+/** A calendar day as `YYYY-MM-DD`. */
+export type Day = string
+
+export const millis = (instant: Instant) =>
+  instant instanceof Date ? instant.getTime() : typeof instant === 'number' ? instant : Date.parse(instant)
+
+function zoned(instant: Instant, zone: string) {
+  const value = DateTime.fromMillis(millis(instant), { zone })
+  if (!value.isValid) throw new Error(`Invalid instant or timezone: ${String(instant)} in ${zone}`)
+  return value
+}
+
+function parseDay(day: Day, zone: string) {
+  const value = DateTime.fromISO(day, { zone })
+  if (!value.isValid || value.toISODate() !== day) throw new Error(`Invalid day: ${day} in ${zone}`)
+  return value
+}
+
+/** The calendar day an instant falls on in `zone`. */
+export const calendarDay = (instant: Instant, zone: string): Day => zoned(instant, zone).toISODate() as Day
+
+/** `[start, end)` of a calendar day: local midnight to the next local midnight. */
+export function dayBounds(day: Day, zone: string): { start: Date; end: Date } {
+  const start = parseDay(day, zone).startOf('day')
+  // The next day is found by date, not by adding 24 h: where a DST change happens at midnight
+  // (America/Santiago) a day starts at 01:00 and the next one at 00:00.
+  const next = parseDay(nextDay(day), zone).startOf('day')
+  return { start: start.toJSDate(), end: next.toJSDate() }
+}
+
+export const nextDay = (day: Day): Day => DateTime.fromISO(day, { zone: 'UTC' }).plus({ days: 1 }).toISODate() as Day
+
+/** The length of a calendar day in minutes: 1440, or 1380 / 1500 on DST changes. */
+export function dayLengthMinutes(day: Day, zone: string): number {
+  const { start, end } = dayBounds(day, zone)
+  return (end.getTime() - start.getTime()) / 60000
+}
+
+/** ISO weekday of a calendar day: 1 = Monday … 7 = Sunday. */
+export const isoWeekday = (day: Day): number => DateTime.fromISO(day, { zone: 'UTC' }).weekday
+
+/**
+ * Every calendar day the half-open interval `[start, end)` intersects. An empty interval
+ * (end = start) still belongs to the day of its start.
+ */
+export function daysCovered(start: Instant, end: Instant, zone: string): Day[] {
+  const from = millis(start)
+  const to = millis(end)
+  if (to < from) throw new Error('daysCovered: end before start')
+  const first = calendarDay(from, zone)
+  // The end is exclusive: an interval ending at local midnight does not touch the next day.
+  const last = calendarDay(Math.max(from, to - 1), zone)
+  const days: Day[] = []
+  for (let day = first; ; day = nextDay(day)) {
+    days.push(day)
+    if (day >= last) break
+  }
+  return days
+}
+
+/** The sorted union of day lists (e.g. the days before and after a PATCH). */
+export const uniqueDays = (...lists: Day[][]): Day[] => [...new Set(lists.flat())].sort()
