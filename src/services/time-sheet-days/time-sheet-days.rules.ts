@@ -1,0 +1,148 @@
+import { Conflict } from '@feathersjs/errors'
+import type { Knex } from 'knex'
+import type { HookContext } from '../../declarations'
+import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import { Day, calendarDay, millis } from '../../timesheets/calendar'
+import { MINUTE_MS, roundMinutes } from '../../timesheets/durations'
+import { periodErrors } from '../../timesheets/by-user'
+import { assertNoRunningEntry, assertNotLocked, SheetOwner } from '../../timesheets/fan-out'
+import { lockUserTime, openSheets, recomputeDays } from '../../timesheets/recompute'
+import { DAY_TABLE, dayOf, isoOrNull, numberOrNull } from '../../timesheets/sheet-rows'
+import { DAY_MOVES, SheetStatus, assertMove, moveColumns } from '../../timesheets/workflow'
+import { publishAfterCommit } from '../../timesheets/events'
+
+/**
+ * The write rules of time sheet days (CONTRACT §7.4): the workflow moves and their guards, the
+ * manual overrides, and no field changes on a submitted or approved day.
+ */
+const trxOf = (context: HookContext) => context.params.transaction!.trx! as Knex.Transaction
+
+/** Override fields of the API and the columns that keep them. */
+const OVERRIDES = { startsAt: 'manualStartsAt', endsAt: 'manualEndsAt', breakTime: 'manualBreakTimeMs', duration: 'manualDurationMs' } as const
+type OverrideField = keyof typeof OVERRIDES
+const isOverride = (field: string): field is OverrideField => Object.hasOwn(OVERRIDES, field)
+
+/** Fields that a submitted or approved day refuses (`externalId` only links the record; `declinedNote` goes with a decline). */
+const SHEET_FIELDS = ['note', 'declinedNote', 'startsAt', 'endsAt', 'breakTime', 'duration']
+
+interface DayPlan {
+  userId: number
+  day: Day
+  columns: Row
+}
+
+// What beforeWrite decided, for toRow and afterWrite of the same write.
+const planned = new WeakMap<WriteContext, DayPlan>()
+
+/** A body value as its column keeps it: minutes → exact milliseconds, instants → ISO. */
+function columnValue(field: string, value: unknown): unknown {
+  if (value === null || value === undefined) return null
+  if (field === 'breakTime' || field === 'duration') return Math.round((value as number) * MINUTE_MS)
+  if (field === 'startsAt' || field === 'endsAt') return new Date(value as string).toISOString()
+  return value
+}
+
+const storedValue = (field: string, raw: Row) =>
+  isOverride(field) ? (field === 'startsAt' || field === 'endsAt' ? isoOrNull(raw[OVERRIDES[field]]) : numberOrNull(raw[OVERRIDES[field]])) : (raw[field] ?? null)
+
+/** The sheet fields of the body that would change the stored day. */
+const changedFields = (data: Row, raw: Row) => SHEET_FIELDS.filter((field) => data[field] !== undefined && columnValue(field, data[field]) !== storedValue(field, raw))
+
+function assertFieldsEditable(data: Row, raw: Row, from: SheetStatus, to: SheetStatus) {
+  if (from !== 'submitted' && from !== 'approved') return
+  const refused = changedFields(data, raw).filter((field) => !(field === 'declinedNote' && to === 'declined'))
+  if (refused.length === 0) return
+  throw new Conflict(`A ${from} time sheet day cannot be changed (${refused.join(', ')}); move it back to draft first`, {
+    validationErrors: Object.fromEntries(refused.map((field) => [field, `cannot be changed on a ${from} day`]))
+  })
+}
+
+/** An overridden start must lie on the day; the end must not be before the start. */
+function overrideErrors(data: Row, raw: Row | undefined, day: Day, zone: string): ValidationErrors {
+  const errors: ValidationErrors = {}
+  if (typeof data.startsAt === 'string' && calendarDay(data.startsAt, zone) !== day) errors.startsAt = `must be on ${day} (company timezone ${zone})`
+  const start = data.startsAt !== undefined ? data.startsAt : raw?.startsAt
+  const end = data.endsAt !== undefined ? data.endsAt : raw?.endsAt
+  if (start && end && millis(end) < millis(start)) errors[data.endsAt !== undefined ? 'endsAt' : 'startsAt'] = data.endsAt !== undefined ? 'must not be before startsAt' : 'must not be after endsAt'
+  return errors
+}
+
+/** The override columns of the body, and who manipulated the day when an override changed. */
+function overrideColumns(data: Row, raw: Row | undefined, actingUserId: number | null, now: string): Row {
+  const columns: Row = {}
+  for (const field of Object.keys(OVERRIDES) as OverrideField[]) {
+    if (data[field] !== undefined) columns[OVERRIDES[field]] = columnValue(field, data[field])
+  }
+  const changed = raw ? changedFields(data, raw).filter(isOverride) : Object.keys(columns)
+  if (changed.length === 0) return columns
+  const anyLeft = (Object.values(OVERRIDES) as string[]).some((column) => (column in columns ? columns[column] : raw?.[column] ?? null) !== null)
+  return { ...columns, manipulatedAt: anyLeft ? now : null, manipulatedById: anyLeft ? actingUserId : null }
+}
+
+export async function checkTimeSheetDay(write: WriteContext): Promise<ValidationErrors | void> {
+  const { data, existing, companyId, context } = write
+  const trx = trxOf(context)
+  const zone = context.params.company!.timezone
+  const raw: Row | undefined = existing ? await trx(DAY_TABLE).where({ id: existing.id, companyId }).first() : undefined
+  const userId = Number(raw?.userId ?? data.userId)
+  const day: Day = raw ? dayOf(raw.day) : data.day
+  if (!raw) {
+    const errors = periodErrors('day', day, zone)
+    if (errors) return errors
+    // A user of another company is the reference check's 400.
+    if (!(await trx('users').where({ id: userId, companyId }).first('id'))) return
+  }
+  await lockUserTime(trx, { companyId, userId })
+  if (!raw && (await trx(DAY_TABLE).where({ companyId, userId, day }).first('id'))) {
+    throw new Conflict(`User ${userId} already has a time sheet day for ${day}; change it with PATCH`, { validationErrors: { day: 'already has a time sheet day of this user' } })
+  }
+  const from = (raw?.status ?? 'draft') as SheetStatus
+  const to = (data.status ?? from) as SheetStatus
+  assertMove(DAY_MOVES, 'time sheet day', from, to)
+  if (raw) assertFieldsEditable(data, raw, from, to)
+  const errors = overrideErrors(data, raw, day, zone)
+  if (Object.keys(errors).length > 0) return errors
+
+  const actingUserId = context.params.user?.id ?? null
+  const owner: SheetOwner = { companyId, userId, actingUserId, timezone: zone }
+  if (to === 'submitted' && from !== 'submitted') await assertNoRunningEntry(trx, owner, [day])
+  if (from === 'approved' && to !== 'approved') await assertNotLocked(trx, owner, [day])
+  const now = new Date().toISOString()
+  const move = from === to ? {} : moveColumns(from, to, { now, actingUserId, submittedFirstAt: raw?.submittedFirstAt ?? null, withDeciders: true })
+  planned.set(write, { userId, day, columns: { ...move, ...overrideColumns(data, raw, actingUserId, now) } })
+}
+
+export function timeSheetDayRow(row: Row, write: WriteContext) {
+  Object.assign(row, planned.get(write)!.columns)
+}
+
+/** The day's figures, its week and month (created with a new day) and the carry chain. */
+export async function afterTimeSheetDayWrite(_id: number, write: WriteContext) {
+  const trx = trxOf(write.context)
+  const { userId, day } = planned.get(write)!
+  const created = await openSheets(trx, write.companyId, userId, { days: [day] })
+  await recomputeDays(trx, { companyId: write.companyId, userId, days: [day] })
+  await publishAfterCommit(write.context.app, write.context.params, [
+    { path: 'v1/time-sheet-weeks', event: 'created', ids: created.weeks.map((row) => row.id) },
+    { path: 'v1/time-sheet-months', event: 'created', ids: created.months.map((row) => row.id) }
+  ])
+}
+
+const minutes = (ms: unknown) => (ms === null || ms === undefined ? null : roundMinutes(Number(ms) / MINUTE_MS))
+
+/** The figures of a page of days, from their millisecond columns. */
+export async function loadDayFigures(items: Row[]) {
+  for (const item of items) {
+    const row = item.__row as Row
+    item.startsAt = isoOrNull(row.startsAt)
+    item.endsAt = isoOrNull(row.endsAt)
+    item.breakTime = minutes(row.breakTimeMs)
+    item.duration = minutes(row.durationMs)
+    item.expectedDuration = minutes(row.expectedDurationMs)
+    item.breakTimeErrorExpected = minutes(row.breakTimeErrorExpectedMs)
+    item.breakTimeErrorValue = minutes(row.breakTimeErrorValueMs)
+    item.breakTimeErrorDurationMin = minutes(row.breakTimeErrorDurationMinMs)
+    item.durationErrorExpected = minutes(row.durationErrorExpectedMs)
+    item.durationErrorValue = minutes(row.durationErrorValueMs)
+  }
+}

@@ -1,0 +1,131 @@
+import { Conflict } from '@feathersjs/errors'
+import type { Knex } from 'knex'
+import type { HookContext } from '../../declarations'
+import { defineResource, output, patchOnly, writeOnly } from '../../resources/define-resource'
+import type { Row, WriteContext } from '../../resources/define-resource'
+import { DateString, Enum, Id, Int32, Num, Str, Text, Timestamp } from '../../resources/types'
+import { CORRECTION_TYPES, currentDifferenceMs } from '../../timesheets/aggregates'
+import { MINUTE_MS, roundMinutes } from '../../timesheets/durations'
+import { moveMonth } from '../../timesheets/fan-out'
+import { today } from '../../timesheets/periods'
+import { lockUserTime, recompute } from '../../timesheets/recompute'
+import { dayOf } from '../../timesheets/sheet-rows'
+import { MONTH_MOVES, SHEET_STATUSES, SheetStatus, assertMove } from '../../timesheets/workflow'
+import { publishFanOut } from '../../timesheets/events'
+
+const Count = () => Int32({ minimum: 0 })
+const Minutes = () => Num()
+/** A manual carry in minutes (about ±19 years of work). */
+const ManualCarry = () => Num({ minimum: -10_000_000, maximum: 10_000_000 })
+const CARRY_MANUAL = { carryInManual: 'carryInManualMs', carryOutManual: 'carryOutManualMs' } as const
+
+const trxOf = (context: HookContext) => context.params.transaction!.trx! as Knex.Transaction
+
+/** The move is checked early (409 before anything is written); a locked month refuses manual carries. */
+async function checkMonth({ data, existing, companyId, context }: WriteContext) {
+  const trx = trxOf(context)
+  await lockUserTime(trx, { companyId, userId: existing!.userId })
+  if (data.status !== undefined) assertMove(MONTH_MOVES, 'time sheet month', existing!.status, data.status)
+  const manual = Object.keys(CARRY_MANUAL).filter((field) => data[field] !== undefined)
+  if (existing!.lockedAt && manual.length > 0) {
+    throw new Conflict(`The month is approved and locked: ${manual.join(', ')} cannot be changed; reopen the month (status draft) first`, {
+      validationErrors: Object.fromEntries(manual.map((field) => [field, 'cannot be changed on a locked month']))
+    })
+  }
+}
+
+function monthRow(row: Row, { data }: WriteContext) {
+  // The status moves through moveMonth (fan-out and lock), never as a plain column write.
+  delete row.status
+  for (const [field, column] of Object.entries(CARRY_MANUAL)) {
+    if (data[field] !== undefined) row[column] = data[field] === null ? null : Math.round(data[field] * MINUTE_MS)
+  }
+}
+
+/** The status move with its fan-out, then the month and the carry chain after it (manual carries). */
+async function afterMonthWrite(id: number, { data, companyId, context }: WriteContext) {
+  const trx = trxOf(context)
+  const month: Row = await trx('time_sheet_months').where({ id, companyId }).first()
+  const owner = { companyId, userId: Number(month.userId), actingUserId: context.params.user?.id ?? null, timezone: context.params.company!.timezone }
+  if (data.status !== undefined) await publishFanOut(context.app, context.params, await moveMonth(trx, owner, month, data.status as SheetStatus))
+  await recompute(trx, companyId, owner.userId, { days: [], weekStarts: [], months: [dayOf(month.month)] })
+}
+
+const minutes = (ms: unknown) => (ms === null || ms === undefined ? null : roundMinutes(Number(ms) / MINUTE_MS))
+const dailyOf = (value: unknown): [number, number][] => (typeof value === 'string' ? JSON.parse(value) : ((value as [number, number][] | null) ?? []))
+
+/** The figures of a page of months: locked snapshots while locked, `currentDifference` against today. */
+async function loadMonthFigures(items: Row[], context: HookContext) {
+  const day = today(context.params.company!.timezone)
+  for (const item of items) {
+    const row = item.__row as Row
+    const locked = row.lockedAt !== null && row.lockedAt !== undefined
+    item.sumActual = minutes(locked ? row.sumActualLockedMs : row.sumActualComputedMs)
+    item.sumTarget = minutes(locked ? row.sumTargetLockedMs : row.sumTargetComputedMs)
+    item.sumActualComputed = minutes(row.sumActualComputedMs)
+    item.sumTargetComputed = minutes(row.sumTargetComputedMs)
+    for (const name of ['carryIn', 'carryInComputed', 'carryOut', 'carryOutComputed', 'carryOutForfeited', 'sumActualLocked', 'sumTargetLocked', 'carryInLocked', 'carryOutLocked']) {
+      item[name] = minutes(row[`${name}Ms`])
+    }
+    item.currentDifference = minutes(currentDifferenceMs(dayOf(row.month), dailyOf(row.dailyFigures), day))
+  }
+}
+
+/**
+ * One user's month (CONTRACT §7.6): sums over its calendar days, its own approval workflow that
+ * fans out to the days and locks the month, and the carry chain of overtime from month to month.
+ */
+export const timeSheetMonthResource = defineResource({
+  path: 'time-sheet-months',
+  table: 'time_sheet_months',
+  entity: 'TimeSheetMonth',
+  idParam: 'timeSheetMonthId',
+  methods: ['find', 'get', 'patch'],
+  fields: {
+    id: output(Id()),
+    userId: output(Id(), { nullable: false }),
+    month: output(DateString(), { nullable: false }),
+    status: patchOnly(Enum(SHEET_STATUSES), { nullable: false }),
+    note: patchOnly(Text()),
+    declinedNote: output(Text()),
+    submittedCount: output(Count(), { nullable: false }),
+    approvedCount: output(Count(), { nullable: false }),
+    declinedCount: output(Count(), { nullable: false }),
+    submittedAt: output(Timestamp()),
+    submittedFirstAt: output(Timestamp()),
+    approvedAt: output(Timestamp()),
+    declinedAt: output(Timestamp()),
+    sumActual: output(Minutes(), { stored: false, nullable: false }),
+    sumTarget: output(Minutes(), { stored: false, nullable: false }),
+    sumActualComputed: output(Minutes(), { stored: false, nullable: false }),
+    sumTargetComputed: output(Minutes(), { stored: false, nullable: false }),
+    carryIn: output(Minutes(), { stored: false, nullable: false }),
+    carryInComputed: output(Minutes(), { stored: false, nullable: false }),
+    carryOut: output(Minutes(), { stored: false, nullable: false }),
+    carryOutComputed: output(Minutes(), { stored: false, nullable: false }),
+    carryOutForfeited: output(Minutes(), { stored: false, nullable: false }),
+    carryInCorrectionType: output(Enum(CORRECTION_TYPES)),
+    carryOutCorrectionType: output(Enum(CORRECTION_TYPES)),
+    lockedAt: output(Timestamp()),
+    sumActualLocked: output(Minutes(), { stored: false }),
+    sumTargetLocked: output(Minutes(), { stored: false }),
+    carryInLocked: output(Minutes(), { stored: false }),
+    carryOutLocked: output(Minutes(), { stored: false }),
+    currentDifference: output(Minutes(), { stored: false, nullable: false }),
+    hasMultipleDayTimeEntryCount: output(Count(), { nullable: false }),
+    recomputableCount: output(Count(), { nullable: false }),
+    hasOpenTimeEntryCount: output(Count(), { nullable: false }),
+    openTimeEntryEarliestDay: output(DateString()),
+    computedAt: output(Timestamp()),
+    carryInManual: writeOnly(ManualCarry(), { create: false, stored: false }),
+    carryOutManual: writeOnly(ManualCarry(), { create: false, stored: false }),
+    externalId: patchOnly(Str()),
+    createdAt: output(Timestamp()),
+    updatedAt: output(Timestamp())
+  },
+  filters: ['id', 'userId', 'month', 'status', 'externalId', 'createdAt', 'updatedAt'],
+  beforeWrite: checkMonth,
+  toRow: monthRow,
+  afterWrite: afterMonthWrite,
+  loadVirtual: loadMonthFigures
+})

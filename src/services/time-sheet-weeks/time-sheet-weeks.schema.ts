@@ -1,0 +1,76 @@
+import type { Knex } from 'knex'
+import { defineResource, output, patchOnly } from '../../resources/define-resource'
+import type { Row, WriteContext } from '../../resources/define-resource'
+import { DateString, Enum, Id, Int32, Num, Str, Timestamp } from '../../resources/types'
+import { MINUTE_MS, roundMinutes } from '../../timesheets/durations'
+import { moveWeek } from '../../timesheets/fan-out'
+import { lockUserTime } from '../../timesheets/recompute'
+import { dayOf } from '../../timesheets/sheet-rows'
+import { SHEET_STATUSES, SheetStatus } from '../../timesheets/workflow'
+import { publishFanOut } from '../../timesheets/events'
+
+const Count = () => Int32({ minimum: 0 })
+
+const trxOf = (write: WriteContext) => write.context.params.transaction!.trx! as Knex.Transaction
+
+/** The user's lock comes before the week's own row is written, like every time-sheet write (no deadlock with a recomputation). */
+async function lockWeekUser(write: WriteContext) {
+  await lockUserTime(trxOf(write), { companyId: write.companyId, userId: Number(write.existing!.userId) })
+}
+
+/** A week's status fans out to its seven days (CONTRACT §7.5); the status it shows is derived from them. */
+async function fanOutWeek(id: number, write: WriteContext) {
+  const { data, companyId, context } = write
+  if (data.status === undefined) return
+  const trx = trxOf(write)
+  const week: Row = await trx('time_sheet_weeks').where({ id, companyId }).first()
+  const owner = { companyId, userId: Number(week.userId), actingUserId: context.params.user?.id ?? null, timezone: context.params.company!.timezone }
+  await publishFanOut(context.app, context.params, await moveWeek(trx, owner, dayOf(week.weekStart), data.status as SheetStatus))
+}
+
+/**
+ * One user's ISO week (CONTRACT §7.5): sums and counts over its seven calendar days, whether
+ * or not a day has a row. Read-only except `status` (a fan-out to the days) and `externalId`.
+ */
+export const timeSheetWeekResource = defineResource({
+  path: 'time-sheet-weeks',
+  table: 'time_sheet_weeks',
+  entity: 'TimeSheetWeek',
+  idParam: 'timeSheetWeekId',
+  methods: ['find', 'get', 'patch'],
+  fields: {
+    id: output(Id()),
+    userId: output(Id(), { nullable: false }),
+    weekStart: output(DateString(), { nullable: false }),
+    status: patchOnly(Enum(SHEET_STATUSES), { nullable: false }),
+    submittedCount: output(Count(), { nullable: false }),
+    approvedCount: output(Count(), { nullable: false }),
+    declinedCount: output(Count(), { nullable: false }),
+    submittedAt: output(Timestamp()),
+    approvedAt: output(Timestamp()),
+    declinedAt: output(Timestamp()),
+    sumActual: output(Num(), { stored: false, nullable: false }),
+    sumTarget: output(Num(), { stored: false, nullable: false }),
+    hasMultipleDayTimeEntryCount: output(Count(), { nullable: false }),
+    recomputableCount: output(Count(), { nullable: false }),
+    hasOpenTimeEntryCount: output(Count(), { nullable: false }),
+    openTimeEntryEarliestDay: output(DateString()),
+    computedAt: output(Timestamp()),
+    externalId: patchOnly(Str()),
+    createdAt: output(Timestamp()),
+    updatedAt: output(Timestamp())
+  },
+  filters: ['id', 'userId', 'weekStart', 'status', 'externalId', 'createdAt', 'updatedAt'],
+  beforeWrite: lockWeekUser,
+  // The stored status is derived from the days: the fan-out sets it.
+  toRow: (row) => {
+    delete row.status
+  },
+  afterWrite: fanOutWeek,
+  async loadVirtual(items) {
+    for (const item of items) {
+      item.sumActual = roundMinutes(Number(item.__row.sumActualMs) / MINUTE_MS)
+      item.sumTarget = roundMinutes(Number(item.__row.sumTargetMs) / MINUTE_MS)
+    }
+  }
+})

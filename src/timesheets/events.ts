@@ -1,0 +1,51 @@
+import type { Knex } from 'knex'
+import type { Application, HookContext, Params } from '../declarations'
+import type { ResourceService } from '../resources/service'
+import type { FanOutResult } from './fan-out'
+
+/**
+ * Service events for rows that a request changes besides its own record (days moved by a week
+ * or month, rows created on demand). They are read and shaped inside the transaction and emitted
+ * once it commits, so that a rolled-back request announces nothing; the app's publisher sends
+ * them to the company channel of `params.company`.
+ */
+export interface SheetEvent {
+  path: string
+  event: 'created' | 'patched'
+  ids: number[]
+}
+
+export async function publishAfterCommit(app: Application, params: Params, events: SheetEvent[]) {
+  const trx = params.transaction?.trx as Knex.Transaction | undefined
+  const company = params.company
+  if (!trx || !company) return
+  const ready: { path: string; event: string; records: Record<string, unknown>[] }[] = []
+  for (const { path, event, ids } of events) {
+    if (ids.length === 0) continue
+    const service = app.service(path) as unknown as ResourceService
+    const rows = await trx(service.resource.table).where({ companyId: company.id }).whereIn('id', [...new Set(ids)]).orderBy('id')
+    const context = { app, params, method: 'find', path, service } as unknown as HookContext
+    ready.push({ path, event, records: await service.decode(rows, context) })
+  }
+  if (ready.length === 0) return
+  trx.executionPromise.then(
+    () => {
+      for (const { path, event, records } of ready) {
+        const method = event === 'created' ? 'create' : 'patch'
+        for (const record of records) app.service(path).emit(event, record, { path, method, params: { company }, result: record })
+      }
+    },
+    () => undefined
+  )
+}
+
+/** The events of a week or month move: `patched` for each day that moved, `created` for each row created for it. */
+export function publishFanOut(app: Application, params: Params, result: FanOutResult) {
+  const ids = (rows: { id: number }[]) => rows.map((row) => row.id)
+  return publishAfterCommit(app, params, [
+    { path: 'v1/time-sheet-days', event: 'created', ids: ids(result.created.days) },
+    { path: 'v1/time-sheet-weeks', event: 'created', ids: ids(result.created.weeks) },
+    { path: 'v1/time-sheet-months', event: 'created', ids: ids(result.created.months) },
+    { path: 'v1/time-sheet-days', event: 'patched', ids: result.moved }
+  ])
+}

@@ -1,0 +1,146 @@
+import { Conflict } from '@feathersjs/errors'
+import type { Knex } from 'knex'
+import type { Row } from '../resources/define-resource'
+import { Day, calendarDay } from './calendar'
+import { monthDays, monthOf, weekDays, weekStartOf } from './periods'
+import { CreatedRows, DAY_TABLE, MONTH_TABLE, dayOf } from './sheet-rows'
+import { openSheets, recompute } from './recompute'
+import { MONTH_MOVES, SheetStatus, WEEK_MOVES, assertMove, moveColumns } from './workflow'
+import { weekStatus } from './aggregates'
+
+/**
+ * Week and month status changes (CONTRACT §7.5, §7.6): one move of the period becomes a move of
+ * each of its days, in the request transaction, creating the missing day rows. Every guard is
+ * checked before the first day moves, so a refused move changes nothing.
+ */
+export interface SheetOwner {
+  companyId: number
+  userId: number
+  /** Who acts (`approvedById`, `declinedById`). */
+  actingUserId: number | null
+  timezone: string
+}
+
+export interface FanOutResult {
+  /** Day rows whose status changed. */
+  moved: number[]
+  created: CreatedRows
+}
+
+const NOTHING_MOVED = (): FanOutResult => ({ moved: [], created: { days: [], weeks: [], months: [] } })
+
+const daysOf = (rows: Row[]) => rows.map((row) => dayOf(row.day)).sort()
+
+/** 409 when the user has a running entry that starts on one of `days` (a day with one cannot be submitted). */
+export async function assertNoRunningEntry(trx: Knex.Transaction, owner: SheetOwner, days: Day[]) {
+  if (days.length === 0) return
+  const running: Row[] = await trx('time_entries').where({ companyId: owner.companyId, userId: owner.userId }).whereNull('endsAt').select('id', 'startsAt')
+  const wanted = new Set(days)
+  const blocking = running.filter((entry) => wanted.has(calendarDay(entry.startsAt, owner.timezone)))
+  if (blocking.length > 0) {
+    const on = blocking.map((entry) => calendarDay(entry.startsAt, owner.timezone)).join(', ')
+    throw new Conflict(`A day with a running time entry cannot be submitted (${on}); end the entry first`, {
+      timeEntryId: Number(blocking[0].id),
+      validationErrors: { status: `running time entry on ${on}` }
+    })
+  }
+}
+
+/** 409 when one of `days` lies in a locked month. */
+export async function assertNotLocked(trx: Knex.Transaction, owner: SheetOwner, days: Day[]) {
+  if (days.length === 0) return
+  const months = [...new Set(days.map(monthOf))]
+  const locked = (await trx(MONTH_TABLE).where({ companyId: owner.companyId, userId: owner.userId }).whereIn('month', months).whereNotNull('lockedAt').select('month')).map((row: Row) => row.month)
+  if (locked.length > 0) {
+    throw new Conflict(`The month ${locked.map(dayOf).join(', ')} is approved and locked; reopen the month (status draft) first`, {
+      months: locked.map(dayOf),
+      validationErrors: { status: 'the month is locked' }
+    })
+  }
+}
+
+/** The day rows that move to `to`, after the guards of that move. */
+async function daysToMove(trx: Knex.Transaction, owner: SheetOwner, rows: Row[], to: SheetStatus): Promise<Row[]> {
+  const withStatus = (...statuses: SheetStatus[]) => rows.filter((row) => statuses.includes(row.status))
+  if (to === 'submitted') {
+    const moving = withStatus('draft', 'declined')
+    await assertNoRunningEntry(trx, owner, daysOf(moving))
+    return moving
+  }
+  if (to === 'approved') {
+    const others = withStatus('draft', 'declined')
+    if (others.length > 0) {
+      const listed = others.map((row) => `${dayOf(row.day)} (${row.status})`).join(', ')
+      throw new Conflict(`Every day must be submitted or approved before approving; not yet: ${listed}`, {
+        days: daysOf(others),
+        validationErrors: { status: `days not submitted: ${daysOf(others).join(', ')}` }
+      })
+    }
+    return withStatus('submitted')
+  }
+  if (to === 'declined') return withStatus('submitted')
+  const moving = withStatus('submitted', 'approved', 'declined')
+  await assertNotLocked(trx, owner, daysOf(moving))
+  return moving
+}
+
+/**
+ * Moves every day of `days` that the move concerns: `submitted` submits draft and declined days
+ * (409 for a running entry), `approved` approves submitted days and needs every day submitted or
+ * approved (409 naming the others), `declined` declines submitted days, `draft` reopens every
+ * day (409 in a locked month). Missing day rows are created first.
+ */
+export async function fanOutDays(trx: Knex.Transaction, owner: SheetOwner, days: Day[], to: SheetStatus): Promise<FanOutResult> {
+  const created = await openSheets(trx, owner.companyId, owner.userId, { days })
+  const rows: Row[] = await trx(DAY_TABLE)
+    .where({ companyId: owner.companyId, userId: owner.userId })
+    .whereIn('day', days)
+    .orderBy('day')
+  const moving = await daysToMove(trx, owner, rows, to)
+  const now = new Date().toISOString()
+  for (const row of moving) {
+    const columns = moveColumns(row.status, to, { now, actingUserId: owner.actingUserId, submittedFirstAt: row.submittedFirstAt ?? null, withDeciders: true })
+    await trx(DAY_TABLE).where({ id: row.id, companyId: owner.companyId }).update({ ...columns, updatedAt: now })
+  }
+  await recompute(trx, owner.companyId, owner.userId, { days, weekStarts: days.map(weekStartOf), months: days.map(monthOf) })
+  return { moved: moving.map((row) => Number(row.id)), created }
+}
+
+/** A week's status change: a move from its derived status (WEEK_MOVES), fanned out to its seven days; the same status is no move. */
+export async function moveWeek(trx: Knex.Transaction, owner: SheetOwner, weekStart: Day, to: SheetStatus): Promise<FanOutResult> {
+  const days = weekDays(weekStart)
+  const rows: Row[] = await trx(DAY_TABLE).where({ companyId: owner.companyId, userId: owner.userId }).whereIn('day', days)
+  const byDay = new Map(rows.map((row) => [dayOf(row.day), row.status as SheetStatus]))
+  const from = weekStatus(days.map((day) => ({ status: byDay.get(day) ?? 'draft' })))
+  assertMove(WEEK_MOVES, 'time sheet week', from, to)
+  return from === to ? NOTHING_MOVED() : fanOutDays(trx, owner, days, to)
+}
+
+/**
+ * A month's status change (MONTH_MOVES): the month's own workflow columns, the fan-out to its
+ * days, and the lock. Approving snapshots the figures (`lockedAt`, `*Locked`); reopening an
+ * approved month unlocks it first, so that its days can be reopened.
+ */
+export async function moveMonth(trx: Knex.Transaction, owner: SheetOwner, month: Row, to: SheetStatus): Promise<FanOutResult> {
+  const from = month.status as SheetStatus
+  assertMove(MONTH_MOVES, 'time sheet month', from, to)
+  if (from === to) return NOTHING_MOVED()
+  const now = new Date().toISOString()
+  const where = { id: month.id, companyId: owner.companyId }
+  const columns = moveColumns(from, to, { now, actingUserId: owner.actingUserId, submittedFirstAt: month.submittedFirstAt ?? null, withDeciders: false })
+  const unlock = from === 'approved' ? { lockedAt: null, sumActualLockedMs: null, sumTargetLockedMs: null, carryInLockedMs: null, carryOutLockedMs: null } : {}
+  await trx(MONTH_TABLE).where(where).update({ ...columns, ...unlock, updatedAt: now })
+  const result = await fanOutDays(trx, owner, monthDays(dayOf(month.month)), to)
+  if (to === 'approved') {
+    const fresh: Row = await trx(MONTH_TABLE).where(where).first()
+    await trx(MONTH_TABLE).where(where).update({
+      lockedAt: now,
+      sumActualLockedMs: fresh.sumActualComputedMs,
+      sumTargetLockedMs: fresh.sumTargetComputedMs,
+      carryInLockedMs: fresh.carryInMs,
+      carryOutLockedMs: fresh.carryOutMs,
+      updatedAt: now
+    })
+  }
+  return result
+}

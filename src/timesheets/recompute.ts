@@ -1,0 +1,304 @@
+import { Conflict } from '@feathersjs/errors'
+import type { Knex } from 'knex'
+import type { Row } from '../resources/define-resource'
+import { Day, calendarDay, dayBounds, millis } from './calendar'
+import { MINUTE_MS } from './durations'
+import { AbsenceInput, EntryInput, NO_OVERRIDES, computeDay, effectiveFigures } from './day-figures'
+import { DayState, MonthCarry, carryMonth, monthDeclinedNote, summarize, weekStatus, weekTimestamps } from './aggregates'
+import { addDays, daysFrom, lastDayOfMonth, monthDays, monthOf, weekDays, weekStartOf } from './periods'
+import {
+  CreatedRows, DAY_TABLE, MONTH_TABLE, WEEK_TABLE, WantedSheets, changedColumns, dayFigureColumns, dayOf, ensureSheets, isoOrNull,
+  lockedFigures, numberOrNull, overridesOf, previousMonth, storedDayFigures, toDb
+} from './sheet-rows'
+import { WorkingCalendar, loadWorkingCalendar } from './working-time'
+import type { SheetStatus } from './workflow'
+
+/**
+ * The one recomputation of time sheets (CONTRACT §7.6). Every write that changes a user's days
+ * (entries, absences, day overrides and moves, working-time settings) calls it in its own
+ * transaction: it recomputes the stored day rows, the week and month rows around them and the
+ * carry chain forward, and writes only what changed. A day without a row is a draft day with
+ * its computed figures; an approved day keeps its figures (and is flagged `recomputable` when a
+ * recomputation would change them); a locked month keeps its snapshot.
+ */
+export interface AffectedDays {
+  companyId: number
+  userId: number
+  days: Day[]
+}
+
+/** What to recompute: rows that do not exist are skipped (they are created on demand elsewhere). */
+export interface Scope {
+  days: Day[]
+  weekStarts: Day[]
+  months: Day[]
+}
+
+/** Ids of the rows whose stored values changed. */
+export interface Recomputed {
+  days: number[]
+  weeks: number[]
+  months: number[]
+}
+
+const sortedUnique = (values: Day[]) => [...new Set(values)].sort()
+
+/** The user's rows of `table` whose `column` is one of `values` (one range scan). */
+async function rowsIn(trx: Knex.Transaction, table: string, column: string, scope: { companyId: number; userId: number }, values: Day[]): Promise<Row[]> {
+  const sorted = sortedUnique(values)
+  if (sorted.length === 0) return []
+  const wanted = new Set(sorted)
+  const rows: Row[] = await trx(table)
+    .where(scope)
+    .where(column, '>=', sorted[0])
+    .where(column, '<=', sorted[sorted.length - 1])
+  return rows.filter((row) => wanted.has(dayOf(row[column])))
+}
+
+/**
+ * Refuses (409) a write that touches an approved day or a day of a locked month (CONTRACT §7.2,
+ * §7.3): reopen the day (or the month) first.
+ */
+export async function assertDaysWritable(trx: Knex.Transaction, { companyId, userId, days }: AffectedDays): Promise<void> {
+  const approved = (await rowsIn(trx, DAY_TABLE, 'day', { companyId, userId }, days)).filter((row) => row.status === 'approved').map((row) => dayOf(row.day))
+  if (approved.length > 0) {
+    throw new Conflict(`The time sheet of user ${userId} is approved for ${approved.sort().join(', ')}; reopen the day (status draft) first`, { days: approved })
+  }
+  const locked = (await rowsIn(trx, MONTH_TABLE, 'month', { companyId, userId }, days.map(monthOf))).filter((row) => row.lockedAt).map((row) => dayOf(row.month))
+  if (locked.length > 0) {
+    throw new Conflict(`The time sheet month ${locked.sort().join(', ')} of user ${userId} is approved and locked; reopen the month (status draft) first`, { months: locked })
+  }
+}
+
+/** Recomputes the rows of `days`, of their weeks and months, and the carry chain after them. */
+export async function recomputeDays(trx: Knex.Transaction, { companyId, userId, days }: AffectedDays): Promise<Recomputed> {
+  return recompute(trx, companyId, userId, { days, weekStarts: days.map(weekStartOf), months: days.map(monthOf) })
+}
+
+/** Recomputes every row of the user from `fromDay` on (all of them without it), as from scratch. */
+export async function recomputeUser(trx: Knex.Transaction, companyId: number, userId: number, fromDay: Day | null = null): Promise<Recomputed> {
+  const from = (table: string, column: string, first: Day | null) => {
+    const query = trx(table).where({ companyId, userId })
+    if (first !== null) query.where(column, '>=', first)
+    return query.select(column).then((rows: Row[]) => rows.map((row) => dayOf(row[column])))
+  }
+  return recompute(trx, companyId, userId, {
+    days: await from(DAY_TABLE, 'day', fromDay),
+    weekStarts: await from(WEEK_TABLE, 'weekStart', fromDay && weekStartOf(fromDay)),
+    months: await from(MONTH_TABLE, 'month', fromDay && monthOf(fromDay))
+  })
+}
+
+/**
+ * Recomputes every user's time sheets from `fromDay` on (all of them with null), after the
+ * company's working-time model or timezone changed. Approved days stay frozen (and are flagged
+ * `recomputable`), locked months keep their snapshots. Users are locked in id order.
+ */
+export async function recomputeCompany(trx: Knex.Transaction, companyId: number, fromDay: Day | null): Promise<void> {
+  const users = new Set<number>()
+  for (const table of [DAY_TABLE, WEEK_TABLE, MONTH_TABLE]) {
+    for (const row of await trx(table).where({ companyId }).distinct('userId')) users.add(Number(row.userId))
+  }
+  for (const userId of [...users].sort((a, b) => a - b)) {
+    await lockUserTime(trx, { companyId, userId })
+    await recomputeUser(trx, companyId, userId, fromDay)
+  }
+}
+
+/**
+ * Serialises the writes of one user's time (entries, absences, time sheets) on PostgreSQL with a
+ * row lock on the user, so that two concurrent writes cannot both pass the checks or interleave
+ * their recomputations. SQLite already runs one write transaction at a time.
+ */
+export async function lockUserTime(trx: Knex.Transaction, { companyId, userId }: { companyId: number; userId: number }) {
+  if (trx.client.config.client !== 'pg') return
+  await trx('users').where({ id: userId, companyId }).forUpdate().first('id')
+}
+
+/**
+ * Creates the missing rows of `wanted` (days with their week and month; months gap-free) and
+ * computes them, in the caller's transaction, under the user's lock.
+ */
+export async function openSheets(trx: Knex.Transaction, companyId: number, userId: number, wanted: WantedSheets): Promise<CreatedRows> {
+  await lockUserTime(trx, { companyId, userId })
+  const created = await ensureSheets(trx, companyId, userId, wanted)
+  const keys = (rows: { key: Day }[]) => rows.map((row) => row.key)
+  await recompute(trx, companyId, userId, { days: keys(created.days), weekStarts: keys(created.weeks), months: keys(created.months) })
+  return created
+}
+
+/** Recomputes the existing rows of `scope` and the carry chain after its months. */
+export async function recompute(trx: Knex.Transaction, companyId: number, userId: number, scope: Scope): Promise<Recomputed> {
+  const result: Recomputed = { days: [], weeks: [], months: [] }
+  const user = { companyId, userId }
+  const dayRows = await rowsIn(trx, DAY_TABLE, 'day', user, scope.days)
+  const weekRows = await rowsIn(trx, WEEK_TABLE, 'weekStart', user, scope.weekStarts)
+  const months = new Set(scope.months)
+  const chain: Row[] = months.size
+    ? await trx(MONTH_TABLE).where(user).where('month', '>=', previousMonth(sortedUnique(scope.months)[0])).orderBy('month')
+    : []
+  const monthRows = chain.filter((row) => months.has(dayOf(row.month)))
+  if (dayRows.length + weekRows.length + monthRows.length === 0) return result
+
+  const calendar = await loadWorkingCalendar(trx, companyId)
+  const bounds = [
+    ...dayRows.map((row) => [dayOf(row.day), dayOf(row.day)]),
+    ...weekRows.map((row) => [dayOf(row.weekStart), addDays(dayOf(row.weekStart), 6)]),
+    ...monthRows.map((row) => [dayOf(row.month), lastDayOfMonth(dayOf(row.month))])
+  ]
+  const from = bounds.map(([first]) => first).sort()[0]
+  const to = bounds.map(([, last]) => last).sort().pop() as Day
+  const states = await recomputeDayRows(trx, user, from, to, calendar, result)
+  await recomputeWeekRows(trx, weekRows, states, result)
+  await recomputeMonthChain(trx, chain, months, states, calendar, result)
+  return result
+}
+
+interface DayInputs {
+  entries: Map<Day, EntryInput[]>
+  absences: AbsenceInput[]
+}
+
+/** The user's entries that start in `[from, to]` and approved absences that touch it (two queries). */
+async function loadInputs(trx: Knex.Transaction, { companyId, userId }: { companyId: number; userId: number }, from: Day, to: Day, zone: string): Promise<DayInputs> {
+  const start = dayBounds(from, zone).start.toISOString()
+  const end = dayBounds(to, zone).end.toISOString()
+  const entryRows: Row[] = await trx('time_entries')
+    .where({ companyId, userId })
+    .where('startsAt', '>=', start)
+    .where('startsAt', '<', end)
+    .select('startsAt', 'endsAt', 'workedMs')
+  const entries = new Map<Day, EntryInput[]>()
+  for (const row of entryRows) {
+    const entry = { startsAt: millis(row.startsAt), endsAt: row.endsAt === null ? null : millis(row.endsAt), workedMs: numberOrNull(row.workedMs) }
+    const day = calendarDay(entry.startsAt, zone)
+    entries.set(day, [...(entries.get(day) ?? []), entry])
+  }
+  const absenceRows: Row[] = await trx('user_absences')
+    .join('user_absence_types', 'user_absence_types.id', 'user_absences.typeId')
+    .where('user_absences.companyId', companyId)
+    .where('user_absences.userId', userId)
+    .where('user_absences.status', 'approved')
+    .where('user_absences.startsAt', '<', end)
+    .where('user_absences.endsAt', '>', start)
+    .select(
+      'user_absences.startsAt', 'user_absences.endsAt', 'user_absences.compensationApprovedAt',
+      'user_absence_types.isAbsenceHourly', 'user_absence_types.countAsWorkingTime', 'user_absence_types.needCompensation'
+    )
+  const absences = absenceRows.map((row) => ({
+    startsAt: millis(row.startsAt),
+    endsAt: millis(row.endsAt),
+    hourly: Boolean(row.isAbsenceHourly),
+    countAsWorkingTime: Boolean(row.countAsWorkingTime),
+    needCompensation: Boolean(row.needCompensation),
+    compensationApproved: row.compensationApprovedAt !== null && row.compensationApprovedAt !== undefined
+  }))
+  return { entries, absences }
+}
+
+const stamp = () => new Date().toISOString()
+
+/** Every calendar day of `[from, to]` as the aggregates see it; the stored day rows among them are brought up to date. */
+async function recomputeDayRows(
+  trx: Knex.Transaction,
+  user: { companyId: number; userId: number },
+  from: Day,
+  to: Day,
+  calendar: WorkingCalendar,
+  result: Recomputed
+): Promise<Map<Day, DayState>> {
+  const inputs = await loadInputs(trx, user, from, to, calendar.timezone)
+  const rows = new Map<Day, Row>((await trx(DAY_TABLE).where(user).where('day', '>=', from).where('day', '<=', to)).map((row: Row) => [dayOf(row.day), row]))
+  const states = new Map<Day, DayState>()
+  for (const day of daysFrom(from, to)) {
+    const row = rows.get(day)
+    const computed = computeDay(day, inputs.entries.get(day) ?? [], inputs.absences, calendar)
+    const fresh = effectiveFigures(computed, row ? overridesOf(row) : NO_OVERRIDES, calendar)
+    const frozen = row?.status === 'approved'
+    const figures = frozen ? storedDayFigures(row) : fresh
+    const recomputable = frozen && Object.keys(changedColumns(dayFigureColumns(figures), dayFigureColumns(fresh))).length > 0
+    states.set(day, {
+      day,
+      status: (row?.status ?? 'draft') as SheetStatus,
+      figures,
+      recomputable,
+      hasOpenTimeEntry: computed.hasOpenTimeEntry,
+      hasMultipleDayTimeEntry: computed.hasMultipleDayTimeEntry,
+      submittedAt: isoOrNull(row?.submittedAt),
+      submittedFirstAt: isoOrNull(row?.submittedFirstAt),
+      approvedAt: isoOrNull(row?.approvedAt),
+      declinedAt: isoOrNull(row?.declinedAt),
+      declinedNote: row?.declinedNote ?? null
+    })
+    if (row) await updateIfChanged(trx, DAY_TABLE, row, { ...(frozen ? {} : dayFigureColumns(fresh)), recomputable }, result.days)
+  }
+  return states
+}
+
+async function updateIfChanged(trx: Knex.Transaction, table: string, row: Row, columns: Row, changedIds: number[], computed = false) {
+  const changed = changedColumns(row, columns)
+  if (Object.keys(changed).length === 0) return
+  const now = stamp()
+  await trx(table)
+    .where({ id: row.id, companyId: row.companyId })
+    .update({ ...toDb(changed), ...(computed ? { computedAt: now } : {}), updatedAt: now })
+  changedIds.push(Number(row.id))
+}
+
+async function recomputeWeekRows(trx: Knex.Transaction, weekRows: Row[], states: Map<Day, DayState>, result: Recomputed) {
+  for (const row of weekRows) {
+    const days = weekDays(dayOf(row.weekStart)).map((day) => states.get(day) as DayState)
+    const status = weekStatus(days)
+    await updateIfChanged(trx, WEEK_TABLE, row, { status, ...weekTimestamps(status, days), ...summarize(days) }, result.weeks, true)
+  }
+}
+
+/** The columns of a month that come from its days. */
+function monthDayColumns(row: Row, states: Map<Day, DayState>): Row {
+  const days = monthDays(dayOf(row.month)).map((day) => states.get(day) as DayState)
+  const { sumActualMs, sumTargetMs, ...counts } = summarize(days)
+  return {
+    ...counts,
+    sumActualComputedMs: sumActualMs,
+    sumTargetComputedMs: sumTargetMs,
+    dailyFigures: days.map((day) => [day.figures.durationMs, day.figures.expectedDurationMs]),
+    declinedNote: monthDeclinedNote(row.status, days)
+  }
+}
+
+const carryColumns = (carry: MonthCarry): Row => {
+  const { sumActualMs: _actual, sumTargetMs: _target, ...columns } = carry
+  return columns
+}
+
+/**
+ * Recomputes the months of `scoped` from their days and the carry chain from the first of them
+ * forward; a locked month ends the chain (later months chain from its locked carry-out) unless a
+ * later month is itself in scope.
+ */
+async function recomputeMonthChain(trx: Knex.Transaction, chain: Row[], scoped: Set<Day>, states: Map<Day, DayState>, calendar: WorkingCalendar, result: Recomputed) {
+  const capMs = calendar.carryOverCapMinutes === null || calendar.carryOverCapMinutes === undefined ? null : calendar.carryOverCapMinutes * MINUTE_MS
+  const firstScoped = chain.findIndex((row) => scoped.has(dayOf(row.month)))
+  if (firstScoped < 0) return
+  let previous: number | null = firstScoped > 0 ? Number(chain[firstScoped - 1].carryOutMs) : null
+  const lastScoped = chain.map((row) => scoped.has(dayOf(row.month))).lastIndexOf(true)
+  for (let i = firstScoped; i < chain.length; i++) {
+    const row = chain[i]
+    const columns = scoped.has(dayOf(row.month)) ? monthDayColumns(row, states) : {}
+    const locked = lockedFigures(row)
+    const carry = carryMonth(
+      previous,
+      {
+        sumActualComputedMs: Number(columns.sumActualComputedMs ?? row.sumActualComputedMs),
+        sumTargetComputedMs: Number(columns.sumTargetComputedMs ?? row.sumTargetComputedMs),
+        carryInManualMs: numberOrNull(row.carryInManualMs),
+        carryOutManualMs: numberOrNull(row.carryOutManualMs),
+        locked
+      },
+      capMs
+    )
+    await updateIfChanged(trx, MONTH_TABLE, row, { ...columns, ...carryColumns(carry) }, result.months, true)
+    previous = carry.carryOutMs
+    if (locked && i >= lastScoped) break
+  }
+}

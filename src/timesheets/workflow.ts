@@ -1,0 +1,67 @@
+import { Conflict } from '@feathersjs/errors'
+
+/**
+ * The approval workflows of time sheets (CONTRACT §7.4–7.6), each one table of allowed moves:
+ * a move that is not in its table is a 409. Staying in the same status is not a move.
+ */
+export const SHEET_STATUSES = ['draft', 'submitted', 'approved', 'declined'] as const
+export type SheetStatus = (typeof SHEET_STATUSES)[number]
+
+export type Moves = Record<SheetStatus, readonly SheetStatus[]>
+
+/** `approved → draft` reopens a day (refused in a locked month). */
+export const DAY_MOVES: Moves = {
+  draft: ['submitted'],
+  submitted: ['approved', 'declined', 'draft'],
+  declined: ['submitted', 'draft'],
+  approved: ['draft']
+}
+
+/** From the week's derived status; each move fans out to the seven days. */
+export const WEEK_MOVES: Moves = {
+  draft: ['submitted'],
+  submitted: ['approved', 'declined', 'draft'],
+  declined: ['submitted', 'draft'],
+  approved: ['draft']
+}
+
+/** Like a day; `→ approved` locks the month, `approved → draft` unlocks it. Each move fans out to the month's days. */
+export const MONTH_MOVES: Moves = {
+  draft: ['submitted'],
+  submitted: ['approved', 'declined', 'draft'],
+  declined: ['submitted', 'draft'],
+  approved: ['draft']
+}
+
+export function assertMove(moves: Moves, entity: string, from: SheetStatus, to: SheetStatus) {
+  if (from === to || moves[from].includes(to)) return
+  const allowed = moves[from].join(', ') || 'none'
+  throw new Conflict(`A ${entity} cannot move from ${from} to ${to} (allowed from ${from}: ${allowed})`, {
+    validationErrors: { status: `cannot move from ${from} to ${to}` }
+  })
+}
+
+export interface MoveContext {
+  now: string
+  actingUserId: number | null
+  /** The record's `submittedFirstAt` before the move (it is set once). */
+  submittedFirstAt: string | null
+  /** Days record who approved or declined; months do not. */
+  withDeciders: boolean
+}
+
+/** The workflow columns a move sets: when and by whom, and the pair that a move away from approved/declined clears. */
+export function moveColumns(from: SheetStatus, to: SheetStatus, move: MoveContext): Record<string, unknown> {
+  const columns: Record<string, unknown> = { status: to }
+  const decided = (status: 'approved' | 'declined', at: string | null) => {
+    columns[`${status}At`] = at
+    if (move.withDeciders) columns[`${status}ById`] = at === null ? null : move.actingUserId
+  }
+  if (from === 'approved' || from === 'declined') decided(from, null)
+  if (to === 'approved' || to === 'declined') decided(to, move.now)
+  if (to === 'submitted') {
+    columns.submittedAt = move.now
+    if (move.submittedFirstAt === null) columns.submittedFirstAt = move.now
+  }
+  return columns
+}
