@@ -1,0 +1,53 @@
+import { Conflict, NotFound } from '@feathersjs/errors'
+import { Type } from '@feathersjs/typebox'
+import type { Knex } from 'knex'
+import type { Application, Params } from '../declarations'
+import { createApiKey, decryptApiKey, listApiKeys, revokeApiKey } from '../auth/api-keys'
+import { disconnectApiKeys } from '../channels'
+import { Nullable, Str } from '../resources/types'
+import { validateBodyWith } from './settings.hooks'
+
+export const apiKeyDataSchema = Type.Object({ name: Type.Optional(Nullable(Str(255, { minLength: 1 }))) }, { $id: 'SettingsApiKeyData', additionalProperties: false })
+
+export type ApiKeyListItem = Awaited<ReturnType<typeof listApiKeys>>[number]
+/** `key` is the plain key, for copying; null once the key is revoked. */
+export type ApiKeyWithSecret = ApiKeyListItem & { key: string | null }
+
+/**
+ * `settings/api-keys`: the company's keys, masked in the list; `get` hands out the plain key
+ * (the settings page's copy button), `remove` revokes (the row stays, for the usage history).
+ */
+export class ApiKeysService {
+  constructor(private readonly app: Application) {}
+
+  private get db(): Knex {
+    return this.app.get('knex' as any)
+  }
+
+  async find(params: Params): Promise<ApiKeyListItem[]> {
+    return listApiKeys(this.db, params.company!.id)
+  }
+
+  async get(id: number, params: Params): Promise<ApiKeyWithSecret> {
+    const row = await this.db('api_keys').where({ id, companyId: params.company!.id }).first()
+    if (!row) throw new NotFound(`No API key with id ${id}`)
+    const [listed] = (await listApiKeys(this.db, params.company!.id)).filter((key) => key.id === row.id)
+    return { ...listed, key: row.revokedAt ? null : decryptApiKey(row.keyEncrypted, this.app.get('appSecret')) }
+  }
+
+  /** The key acts as the admin who created it (CONTRACT §2). */
+  async create(data: unknown, params: Params): Promise<ApiKeyWithSecret> {
+    const { name } = validateBodyWith(apiKeyDataSchema, 'ApiKey', data)
+    const created = await createApiKey(this.db, this.app.get('appSecret'), { companyId: params.company!.id, userId: params.user!.id, name: name ?? null })
+    return this.get(created.id, params)
+  }
+
+  async remove(id: number, params: Params): Promise<ApiKeyWithSecret> {
+    const existing = await this.get(id, params)
+    if (existing.revokedAt) throw new Conflict('The API key is already revoked')
+    if (!(await revokeApiKey(this.db, id, params.company!.id))) throw new Conflict('The API key is already revoked')
+    // Sockets of other instances are closed by their revocation watch (src/channels.ts).
+    disconnectApiKeys(this.app, [id])
+    return this.get(id, params)
+  }
+}

@@ -1,0 +1,51 @@
+import { authenticate } from '@feathersjs/authentication'
+import { NotAuthenticated } from '@feathersjs/errors'
+import type { TSchema } from '@feathersjs/typebox'
+import type { HookContext, NextFunction } from '../declarations'
+import { badRequest, bodyAjv, collectErrors, compile } from '../resources/validation'
+import { INT32_MAX } from '../resources/types'
+
+/**
+ * The settings endpoints answer only to the token of an admin's email + password login: an API
+ * key (or the JWT a socket mints for one) must not be able to mint or copy other keys.
+ */
+export const requireSettingsLogin = async (context: HookContext, next: NextFunction) => {
+  if (context.params.provider) {
+    await authenticate('jwt')(context as any)
+    if (!(context.params as any).settingsLogin) throw new NotAuthenticated('Sign in on the settings page with email and password')
+  }
+  if (!context.params.company || !context.params.user) throw new NotAuthenticated('No company to act for')
+  await next()
+}
+
+/**
+ * Settings results carry plain API keys: they must never reach the company channel or the
+ * feathers-sync bus, so the standard events are dropped.
+ */
+export const withoutEvents = async (context: HookContext, next: NextFunction) => {
+  await next()
+  context.event = null
+}
+
+/** The settings endpoints take no query parameters. */
+export const noQuery = async (context: HookContext) => {
+  const keys = Object.keys(context.params.query ?? {})
+  if (keys.length) throw badRequest('Invalid query', Object.fromEntries(keys.map((k) => [k, `is not a parameter of ${context.path}`])))
+}
+
+/** Path ids as in /v1: an integer in int32 range, else 400 naming the parameter. */
+export const parseId = (name: string) => async (context: HookContext) => {
+  if (context.id === undefined || context.id === null) return
+  const raw = String(context.id)
+  const id = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN
+  if (!(id >= 1 && id <= INT32_MAX)) throw badRequest(`Invalid path parameter ${name}`, { [name]: 'must be an integer id (1..2147483647)' })
+  context.id = id
+}
+
+/** Validates a write body against a strict schema, with the field paths /v1 uses. */
+export function validateBodyWith(schema: TSchema, entity: string, body: unknown) {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Invalid body', { '': 'must be a JSON object' })
+  const validate = compile(bodyAjv, schema)
+  if (!validate(body)) throw badRequest(`Invalid ${entity} body`, collectErrors(validate.errors, (path) => (path.includes('.') ? 'is not a field of this object' : `is not a field of ${entity}`)))
+  return body as Record<string, any>
+}

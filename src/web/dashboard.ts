@@ -1,0 +1,249 @@
+import { io, Socket } from 'socket.io-client'
+import { createSocketClient, CrewclockClient, ListQuery } from '../client'
+import { AssignmentEvent, Board, ids, today, todaysEventQueries } from './board'
+import { byId, formatMinutes, formatTime, h, show } from './dom'
+import { DASHBOARD_KEY_STORAGE } from './handover'
+
+/**
+ * The live board: connects with an API key over socket.io through the project's typed client,
+ * loads today's state once and then follows the services' events; it reloads after a
+ * reconnect (events may have been missed) and at midnight.
+ */
+
+const RECONNECT_AFTER_SERVER_DISCONNECT_MS = 1_000
+const RETRY_AFTER_FAILED_CONNECT_MS = 10_000
+
+let board = new Board(today())
+let socket: Socket | null = null
+let client: CrewclockClient | null = null
+let renderQueued = false
+
+type Connection = 'offline' | 'connecting' | 'live' | 'reconnecting'
+function setConnection(state: Connection, text: string = state) {
+  const element = byId('connection')
+  element.dataset.state = state
+  element.textContent = text
+}
+
+function boardError(text: string | null) {
+  const element = byId('board-error')
+  element.textContent = text ?? ''
+  show(element, Boolean(text))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading and following
+
+/** Every page of a list (the API gives at most 20 items a page). */
+async function findAll<T>(service: { find(params?: { query: ListQuery }): Promise<{ items: T[]; pages: number }> }, query: ListQuery = {}) {
+  const items: T[] = []
+  for (let page = 0, pages = 1; page < pages; page++) {
+    const result = await service.find({ query: { ...query, page, size: 20 } })
+    items.push(...result.items)
+    pages = result.pages
+  }
+  return items
+}
+
+async function reload() {
+  if (!client) return
+  const day = today()
+  const [users, gangs, running, entryTypes, ...eventLists] = await Promise.all([
+    findAll(client.service('v1/users'), { deactivatedAt: null }),
+    findAll(client.service('v1/gangs')),
+    findAll(client.service('v1/time-entries'), { endsAt: null }),
+    findAll(client.service('v1/time-entry-types')),
+    ...todaysEventQueries(day).map((query) => findAll<AssignmentEvent>(client!.service('v1/assignment-events'), query))
+  ])
+  board = new Board(day)
+  board.replace({ users, gangs, running, entryTypes, events: eventLists.flat() })
+  boardError(null)
+  render()
+}
+
+function follow(c: CrewclockClient) {
+  const on = (service: { on(event: any, listener: (record: any) => void): unknown }, apply: (record: any, removed?: boolean) => boolean) => {
+    service.on('created', (record) => apply(record) && scheduleRender())
+    service.on('patched', (record) => apply(record) && scheduleRender())
+    service.on('removed', (record) => apply(record, true) && scheduleRender())
+  }
+  on(c.service('v1/users'), (r, removed) => board.applyUser(r, removed))
+  on(c.service('v1/gangs'), (r, removed) => board.applyGang(r, removed))
+  on(c.service('v1/assignment-events'), (r, removed) => board.applyEvent(r, removed))
+  on(c.service('v1/time-entries'), (r, removed) => board.applyTimeEntry(r, removed))
+  on(c.service('v1/time-entry-types'), (r) => board.applyEntryType(r))
+}
+
+async function connect(apiKey: string) {
+  disconnect()
+  setConnection('connecting', 'connecting…')
+  // WebSocket only: long-polling needs sticky sessions, which N instances behind one port lack.
+  const s = io(location.origin, { transports: ['websocket'] })
+  socket = s
+  try {
+    client = await createSocketClient(s, apiKey)
+  } catch (error: any) {
+    disconnect()
+    if (error?.code === 401) return askForKey('The key was not accepted: it is mistyped or has been revoked.')
+    setConnection('offline')
+    boardError(`Cannot connect: ${error?.message ?? error}. Retrying…`)
+    setTimeout(() => retry(apiKey), RETRY_AFTER_FAILED_CONNECT_MS)
+    return
+  }
+  follow(client)
+  s.on('disconnect', (reason) => {
+    if (reason === 'io server disconnect') {
+      // The server closed the connection on purpose: a revoked key (the new login says so) or a shutdown.
+      setConnection('offline', 'disconnected')
+      setTimeout(() => socket === s && retry(apiKey), RECONNECT_AFTER_SERVER_DISCONNECT_MS)
+    } else {
+      setConnection('reconnecting', 'reconnecting…')
+    }
+  })
+  s.io.on('reconnect', () => {
+    setConnection('live')
+    reload().catch((e) => boardError(`Reload failed: ${e.message}`))
+  })
+  showBoard()
+  await reload()
+  setConnection('live')
+}
+
+/** Unless the key was changed in the meantime. */
+const retry = (apiKey: string) => localStorage.getItem(DASHBOARD_KEY_STORAGE) === apiKey && connect(apiKey)
+
+function disconnect() {
+  socket?.removeAllListeners()
+  socket?.io.removeAllListeners()
+  socket?.close()
+  socket = null
+  client = null
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+function scheduleRender() {
+  if (renderQueued) return
+  renderQueued = true
+  requestAnimationFrame(() => {
+    renderQueued = false
+    render()
+  })
+}
+
+function eventItem(event: AssignmentEvent, via?: string) {
+  const when = event.isAllDay ? 'all day' : `${formatTime(event.startsAt!)}${event.endsAt ? `–${formatTime(event.endsAt)}` : ''}`
+  return h(
+    'li',
+    { class: event.completedAt ? 'event done' : 'event', 'data-event-id': event.id },
+    h('span', { class: 'when' }, when),
+    h('span', { class: 'what' }, event.name),
+    via && h('span', { class: 'via' }, `via ${via}`),
+    event.completedAt && h('span', { class: 'badge ok' }, 'done')
+  )
+}
+
+const elapsedMinutes = (since: string | null) => Math.max(0, (Date.now() - Date.parse(since ?? '')) / 60000)
+
+function renderClockedIn() {
+  const entries = board.clockedIn()
+  byId('clocked-in-count').textContent = String(entries.length)
+  const tiles = entries.map((entry) => {
+    const event = entry.eventId ? board.events.get(entry.eventId) : undefined
+    return h(
+      'li',
+      { class: entry.pausedAt ? 'tile paused' : 'tile', 'data-entry-id': entry.id, 'data-user-id': entry.userId },
+      h('strong', { class: 'who' }, board.userName(entry.userId)),
+      h('span', { class: 'since' }, `since ${formatTime(entry.startsAt)} · ${formatMinutes(elapsedMinutes(entry.startsAt))}`),
+      h('span', { class: 'what' }, [board.entryTypes.get(entry.typeId ?? 0)?.name, event?.name].filter(Boolean).join(' · ')),
+      entry.pausedAt && h('span', { class: 'badge warn' }, `paused since ${formatTime(entry.pausedAt)}`)
+    )
+  })
+  byId('clocked-in').replaceChildren(...(tiles.length ? tiles : [h('li', { class: 'empty muted' }, 'Nobody is clocked in.')]))
+}
+
+function renderWorkers() {
+  const lanes = board.sortedUsers().map((user) => {
+    const entry = board.runningEntryOf(user.id)
+    const events = board.eventsOfUser(user.id)
+    return h(
+      'li',
+      { class: 'lane', 'data-user-id': user.id },
+      h(
+        'div',
+        { class: 'lane-head' },
+        h('strong', {}, user.fullName),
+        entry ? h('span', { class: entry.pausedAt ? 'badge warn' : 'badge ok' }, entry.pausedAt ? 'paused' : `in since ${formatTime(entry.startsAt)}`) : h('span', { class: 'badge' }, 'off')
+      ),
+      h('ul', { class: 'events' }, ...(events.length ? events.map(({ event, via }) => eventItem(event, via)) : [h('li', { class: 'empty muted' }, 'nothing planned')]))
+    )
+  })
+  byId('workers').replaceChildren(...(lanes.length ? lanes : [h('li', { class: 'empty muted' }, 'No active users.')]))
+}
+
+function renderGangs() {
+  const lanes = board.sortedGangs().map((gang) => {
+    const events = board.eventsOfGang(gang.id)
+    return h(
+      'li',
+      { class: 'lane', 'data-gang-id': gang.id },
+      h('div', { class: 'lane-head' }, h('strong', {}, gang.name), h('span', { class: 'muted' }, ids(gang.userIds).map((id) => board.userName(id)).join(', ') || 'no members')),
+      h('ul', { class: 'events' }, ...(events.length ? events.map((event) => eventItem(event)) : [h('li', { class: 'empty muted' }, 'nothing planned')]))
+    )
+  })
+  byId('gangs').replaceChildren(...(lanes.length ? lanes : [h('li', { class: 'empty muted' }, 'No gangs.')]))
+}
+
+function render() {
+  byId('today').textContent = board.day.start.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long' })
+  renderClockedIn()
+  renderWorkers()
+  renderGangs()
+  const unassigned = board.unassignedEvents()
+  byId('unassigned').replaceChildren(...(unassigned.length ? unassigned.map((event) => eventItem(event)) : [h('li', { class: 'empty muted' }, 'Everything today is assigned.')]))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key handling
+
+function showBoard() {
+  show(byId('key-view'), false)
+  show(byId('board'), true)
+  show(byId('change-key'), true)
+}
+
+function askForKey(message?: string) {
+  disconnect()
+  localStorage.removeItem(DASHBOARD_KEY_STORAGE)
+  setConnection('offline')
+  show(byId('board'), false)
+  show(byId('change-key'), false)
+  show(byId('key-view'), true)
+  const error = byId('key-error')
+  error.textContent = message ?? ''
+  show(error, Boolean(message))
+}
+
+function start() {
+  byId('key-form').addEventListener('submit', (event) => {
+    event.preventDefault()
+    const key = byId<HTMLInputElement>('api-key').value.trim()
+    if (!key) return
+    localStorage.setItem(DASHBOARD_KEY_STORAGE, key)
+    byId<HTMLInputElement>('api-key').value = ''
+    void connect(key)
+  })
+  byId('change-key').addEventListener('click', () => askForKey())
+  // Elapsed times move on, and at midnight the board becomes the next day's.
+  setInterval(() => {
+    if (!client) return
+    if (today().key !== board.day.key) reload().catch((e) => boardError(`Reload failed: ${e.message}`))
+    else scheduleRender()
+  }, 30_000)
+  const key = localStorage.getItem(DASHBOARD_KEY_STORAGE)
+  if (key) void connect(key)
+  else askForKey()
+}
+
+start()

@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { chromium, Browser, BrowserContext, Page } from 'playwright-core'
+import { forEachDatabase, TestCompany } from '../support/harness'
+import { buildWeb } from '../../src/web/build'
+
+/**
+ * The settings page and the dashboard in headless Chromium (Debian's package), against the
+ * test server: what an admin does with a mouse, checked through the page and through the API.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
+const PASSWORD = 'browser password'
+
+/** JSON columns: text on SQLite, parsed already on PostgreSQL. */
+const jsonOf = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value)
+
+// The pages must be tested as the current sources build them, not as an older bundle.
+let built: Promise<unknown> | undefined
+const buildOnce = () => (built ??= buildWeb())
+
+forEachDatabase('settings page and dashboard in Chromium', (suite) => {
+  let browser: Browser
+  let context: BrowserContext
+
+  before(async function () {
+    if (!fs.existsSync(CHROMIUM)) {
+      console.log(`\n    SKIPPED the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)\n`)
+      this.skip()
+    }
+    this.timeout(120000)
+    await buildOnce()
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS })
+  })
+
+  after(async () => {
+    await browser?.close()
+  })
+
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.server().url })
+  })
+
+  afterEach(async () => {
+    await context?.close()
+  })
+
+  const adminEmail = async (company: TestCompany) => (await suite.server().knex('users').where({ id: company.adminUserId }).first()).email as string
+
+  async function openPage(path: string) {
+    const page = await context.newPage()
+    const problems: string[] = []
+    page.on('pageerror', (error) => problems.push(error.message))
+    await page.goto(suite.server().url + path)
+    return { page, problems }
+  }
+
+  async function signIn(page: Page, email: string, password: string) {
+    await page.fill('#login-email', email)
+    await page.fill('#login-password', password)
+    await page.click('#login-form button[type=submit]')
+  }
+
+  const keyRow = (page: Page, id: number) => page.locator(`#keys tbody tr[data-key-id="${id}"]`)
+
+  it('an admin signs in, creates a key, copies it, uses it over REST, sees its usage and revokes a key', async function () {
+    this.timeout(60000)
+    const company = await suite.company({ adminPassword: PASSWORD })
+    const { page, problems } = await openPage('/settings')
+
+    await signIn(page, await adminEmail(company), 'not the password')
+    await page.locator('#login-error', { hasText: 'Sign-in failed' }).waitFor()
+
+    await signIn(page, await adminEmail(company), PASSWORD)
+    await keyRow(page, company.apiKeyId).waitFor()
+    assert.equal(await keyRow(page, company.apiKeyId).locator('code.masked').textContent(), `ck_…${company.apiKey.slice(-4)}`)
+    assert.equal((await page.content()).includes(company.apiKey), false, 'the list shows keys masked')
+
+    await page.fill('#key-name', 'Payroll export')
+    await page.click('#key-form button[type=submit]')
+    await page.locator('#new-key').waitFor()
+    const newKey = await page.inputValue('#new-key-value')
+    assert.match(newKey, /^ck_[A-Za-z0-9_-]{43}$/)
+    const [created] = await suite.server().knex('api_keys').where({ companyId: company.id, name: 'Payroll export' })
+    await keyRow(page, created.id).waitFor()
+
+    await keyRow(page, created.id).locator('button.copy').click()
+    await page.locator('#copy-status', { hasText: 'Copied' }).waitFor()
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), newKey)
+    assert.equal(await keyRow(page, created.id).locator('input.secret').inputValue(), newKey)
+    await keyRow(page, company.apiKeyId).locator('button.copy').click()
+    await page.waitForFunction((expected) => navigator.clipboard.readText().then((text) => text === expected), company.apiKey)
+
+    const used = await company.api.withKey(newKey).get('/v1/customers')
+    assert.equal(used.status, 200)
+    await company.api.withKey(newKey).get('/v1/roles')
+    await page.reload()
+    await keyRow(page, created.id).locator('td.usage', { hasText: 'v1: 2 requests' }).waitFor()
+
+    page.once('dialog', (dialog) => void dialog.accept())
+    await keyRow(page, company.apiKeyId).locator('button.revoke').click()
+    await page.locator(`#keys tbody tr.revoked[data-key-id="${company.apiKeyId}"]`).waitFor()
+    assert.equal((await company.api.get('/v1/customers')).status, 401, 'the revoked key answers 401')
+    assert.equal((await company.api.withKey(newKey).get('/v1/customers')).status, 200)
+    assert.deepEqual(problems, [])
+  })
+
+  it('refuses users who are not admins', async function () {
+    this.timeout(60000)
+    const company = await suite.company({ adminPassword: PASSWORD })
+    const worker = await company.api.post('/v1/users', { fullName: 'Otto Office', email: `otto-${Date.now()}@example.test`, password: PASSWORD })
+    assert.equal(worker.status, 201)
+    const { page } = await openPage('/settings')
+    await signIn(page, worker.body.email, PASSWORD)
+    await page.locator('#login-error', { hasText: 'not an administrator' }).waitFor()
+    assert.equal(await page.locator('#settings-view').isHidden(), true)
+  })
+
+  it("edits the company's country, timezone and working-time model, with errors shown at the field", async function () {
+    this.timeout(60000)
+    const company = await suite.company({ adminPassword: PASSWORD })
+    const { page, problems } = await openPage('/settings')
+    await signIn(page, await adminEmail(company), PASSWORD)
+    await page.locator('#target-monday').waitFor()
+
+    await page.fill('#target-monday', '1441')
+    await page.click('#company-form button[type=submit]')
+    await page.locator('#target-monday[aria-invalid]').waitFor()
+    assert.match((await page.locator('label:has(#target-monday) .field-error').textContent()) ?? '', /1440/)
+    const unchanged = await suite.server().knex('companies').where({ id: company.id }).first()
+    assert.equal(jsonOf(unchanged.workingTime).targetMinutes.monday, 480)
+
+    await page.fill('#country', 'IT')
+    await page.fill('#timezone', 'Europe/Rome')
+    await page.fill('#target-monday', '420')
+    await page.fill('#target-friday', '300')
+    await page.fill('#carry-cap', '1200')
+    await page.click('#add-break-rule')
+    const rules = page.locator('#break-rules .break-rule')
+    await rules.nth(2).locator('input.after').fill('600')
+    await rules.nth(2).locator('input.break').fill('60')
+    await page.click('#company-form button[type=submit]')
+    await page.locator('#company-status', { hasText: 'Saved' }).waitFor()
+
+    const row = await suite.server().knex('companies').where({ id: company.id }).first()
+    assert.equal(row.country, 'IT')
+    assert.equal(row.timezone, 'Europe/Rome')
+    const model = jsonOf(row.workingTime)
+    assert.equal(model.targetMinutes.monday, 420)
+    assert.equal(model.targetMinutes.friday, 300)
+    assert.equal(model.carryOverCapMinutes, 1200)
+    assert.deepEqual(model.breakRules[2], { afterMinutes: 600, minBreakMinutes: 60 })
+    assert.deepEqual(problems, [])
+  })
+
+  it('the dashboard, opened from the settings page, shows time entries and events live without a reload', async function () {
+    this.timeout(60000)
+    const company = await suite.company({ adminPassword: PASSWORD })
+    const api = company.api
+    const worker = (await api.post('/v1/users', { fullName: 'Tina Tischler', email: `tina-${Date.now()}@example.test` })).body
+    const gang = (await api.post('/v1/gangs', { name: 'Kolonne Nord', userIds: [worker.id] })).body
+    const customer = (await api.post('/v1/customers', { companyName: 'Bauherr AG' })).body
+    const assignment = (await api.post('/v1/assignments', { name: 'Neubau', customerId: customer.id })).body
+    const eventType = (await api.get('/v1/assignment-event-types')).body.items[0]
+    const entryType = (await api.get('/v1/time-entry-types', { isUnassigned: true })).body.items[0]
+    const now = Date.now()
+    const inTwoHours = new Date(now + 2 * 3600_000).toISOString()
+    const gangEvent = await api.post('/v1/assignment-events', {
+      assignmentId: assignment.id,
+      typeId: eventType.id,
+      name: 'Dach decken',
+      startsAt: new Date(now).toISOString(),
+      endsAt: inTwoHours,
+      assignedGangs: [gang.id]
+    })
+    assert.equal(gangEvent.status, 201)
+
+    const { page, problems } = await openPage('/settings')
+    await signIn(page, await adminEmail(company), PASSWORD)
+    await keyRow(page, company.apiKeyId).locator('button.open-dashboard').click()
+    await page.waitForURL('**/dashboard')
+    await page.locator('#connection[data-state=live]').waitFor()
+    await page.evaluate(() => ((window as any).loadedOnce = true))
+
+    const lane = page.locator(`#workers li.lane[data-user-id="${worker.id}"]`)
+    await lane.locator('.event', { hasText: 'Dach decken' }).locator('.via', { hasText: 'Kolonne Nord' }).waitFor()
+    await page.locator(`#gangs li.lane[data-gang-id="${gang.id}"] .event`, { hasText: 'Dach decken' }).waitFor()
+    assert.equal(await page.locator('#clocked-in-count').textContent(), '0')
+
+    const entry = await api.post('/v1/time-entries', { userId: worker.id, typeId: entryType.id, startsAt: new Date(now - 3600_000).toISOString() })
+    assert.equal(entry.status, 201)
+    const tile = page.locator(`#clocked-in li.tile[data-entry-id="${entry.body.id}"]`)
+    await tile.locator('.who', { hasText: 'Tina Tischler' }).waitFor()
+    assert.equal(await page.locator('#clocked-in-count').textContent(), '1')
+    await lane.locator('.lane-head .badge.ok', { hasText: 'in since' }).waitFor()
+
+    await api.patch(`/v1/time-entries/${entry.body.id}`, { pausedAt: new Date().toISOString() })
+    await page.locator(`#clocked-in li.tile.paused[data-entry-id="${entry.body.id}"]`).waitFor()
+
+    const direct = await api.post('/v1/assignment-events', {
+      assignmentId: assignment.id,
+      typeId: eventType.id,
+      name: 'Gerüst abbauen',
+      startsAt: new Date(now).toISOString(),
+      endsAt: inTwoHours,
+      assignedUsers: [worker.id]
+    })
+    await lane.locator(`.event[data-event-id="${direct.body.id}"]`, { hasText: 'Gerüst abbauen' }).waitFor()
+    const loose = await api.post('/v1/assignment-events', { assignmentId: assignment.id, typeId: eventType.id, name: 'Material holen', startsAt: new Date(now).toISOString(), endsAt: inTwoHours })
+    await page.locator(`#unassigned .event[data-event-id="${loose.body.id}"]`).waitFor()
+    await api.patch(`/v1/assignment-events/${loose.body.id}`, { startsAt: '2020-01-01T08:00:00Z', endsAt: '2020-01-01T09:00:00Z' })
+    await page.locator(`#unassigned .event[data-event-id="${loose.body.id}"]`).waitFor({ state: 'detached' })
+
+    await api.patch(`/v1/time-entries/${entry.body.id}`, { endsAt: new Date().toISOString() })
+    await tile.waitFor({ state: 'detached' })
+    assert.equal(await page.locator('#clocked-in-count').textContent(), '0')
+    await lane.locator('.lane-head .badge', { hasText: 'off' }).waitFor()
+
+    assert.equal(await page.evaluate(() => (window as any).loadedOnce), true, 'the page was not reloaded')
+    assert.deepEqual(problems, [])
+  })
+
+  it('the dashboard takes a pasted key, refuses a wrong one and goes back to the key form when its key is revoked', async function () {
+    this.timeout(60000)
+    const company = await suite.company({ adminPassword: PASSWORD })
+    const { page } = await openPage('/dashboard')
+    await page.locator('#key-view').waitFor()
+    await page.fill('#api-key', `ck_${'x'.repeat(43)}`)
+    await page.click('#key-form button[type=submit]')
+    await page.locator('#key-error', { hasText: 'not accepted' }).waitFor()
+
+    await page.fill('#api-key', company.apiKey)
+    await page.click('#key-form button[type=submit]')
+    await page.locator('#connection[data-state=live]').waitFor()
+    await page.reload()
+    await page.locator('#connection[data-state=live]').waitFor()
+
+    const login = await suite.server().http.post('/authentication', { strategy: 'local', email: await adminEmail(company), password: PASSWORD })
+    const revoked = await suite.server().http.withKey(login.body.accessToken).delete(`/settings/api-keys/${company.apiKeyId}`)
+    assert.equal(revoked.status, 204)
+    await page.locator('#connection[data-state=offline]').waitFor()
+    await page.locator('#key-error', { hasText: 'not accepted' }).waitFor()
+    assert.equal(await page.evaluate(() => localStorage.length), 0, 'the revoked key is forgotten')
+  })
+
+  it('both pages fit a phone screen', async function () {
+    this.timeout(60000)
+    const company = await suite.company({ adminPassword: PASSWORD })
+    await context.close()
+    context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true })
+    const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    const { page } = await openPage('/settings')
+    await signIn(page, await adminEmail(company), PASSWORD)
+    await keyRow(page, company.apiKeyId).waitFor()
+    assert.ok((await overflow(page)) <= 0, 'settings page scrolls sideways')
+    await keyRow(page, company.apiKeyId).locator('button.open-dashboard').click()
+    await page.locator('#connection[data-state=live]').waitFor()
+    assert.ok((await overflow(page)) <= 0, 'dashboard scrolls sideways')
+  })
+})
