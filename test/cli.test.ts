@@ -19,18 +19,6 @@ forEachDatabase('CLI', (suite) => {
     assert.match(sub.stdout, /--json/)
   })
 
-  it('migrate --json lists what it applied to a new database, then nothing', async function () {
-    if (suite.db.name !== 'sqlite') this.skip() // one fresh database is enough; PostgreSQL runs the same migrations in the harness
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-cli-')), 'fresh.sqlite')
-    const first = await runCli(['migrate', '--json'], { DATABASE_URL: `sqlite://${file}` })
-    assert.equal(first.code, 0, first.stderr)
-    const applied: string[] = JSON.parse(first.stdout).applied
-    assert.ok(applied.length >= 4, first.stdout)
-    assert.deepEqual(applied, [...applied].sort())
-    const second = await runCli(['migrate'], { DATABASE_URL: `sqlite://${file}` })
-    assert.equal(second.stdout.trim(), 'database is up to date')
-  })
-
   it('migrate --json reports an up-to-date database', async () => {
     const res = await runCli(['migrate', '--json'], env())
     assert.equal(res.code, 0, res.stderr)
@@ -101,11 +89,22 @@ forEachDatabase('CLI', (suite) => {
   })
 })
 
-describe('crewclock serve on a fresh SQLite database', function () {
+describe('crewclock migrate and serve on a fresh SQLite database', function () {
   this.timeout(60000)
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-serve-'))
   const env = { NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, DATABASE_URL: `sqlite://${dir}/crewclock.sqlite`, LOG_LEVEL: 'warn' }
   after(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+  it('migrate --json lists what it applied to a new database, then nothing', async () => {
+    const file = path.join(dir, 'migrated.sqlite')
+    const first = await runCli(['migrate', '--json'], { DATA_DIR: dir, DATABASE_URL: `sqlite://${file}` })
+    assert.equal(first.code, 0, first.stderr)
+    const applied: string[] = JSON.parse(first.stdout).applied
+    assert.ok(applied.length >= 4, first.stdout)
+    assert.deepEqual(applied, [...applied].sort())
+    const second = await runCli(['migrate'], { DATA_DIR: dir, DATABASE_URL: `sqlite://${file}` })
+    assert.equal(second.stdout.trim(), 'database is up to date')
+  })
 
   it('creates a demo company on first start, prints its key and URLs, and not on later starts', async () => {
     const first = await startServe(env)
