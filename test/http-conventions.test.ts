@@ -185,6 +185,25 @@ forEachDatabase('HTTP conventions', (suite) => {
       assert.ok(same.body.total >= 1)
     })
 
+    it('$like folds the case of every letter, not only ASCII (Müller, ÖL, Città), and keeps its wildcards', async () => {
+      const mark = `u${Date.now().toString(36)}`
+      for (const companyName of [`${mark} Elektro MÜLLER`, `${mark} Öl & Gas`, `${mark} Città Bianca`, `${mark} Straße [Nord]*?`]) {
+        assert.equal((await a.api.post('/v1/customers', { companyName })).status, 201)
+      }
+      const names = async (pattern: string) =>
+        (await a.api.get('/v1/customers', { 'companyName[$like]': pattern, '$sort[companyName]': 1 })).body.items.map((c: any) => c.companyName.slice(mark.length + 1))
+      assert.deepEqual(await names(`${mark}%müller%`), ['Elektro MÜLLER'])
+      assert.deepEqual(await names(`${mark.toUpperCase()} öL%`), ['Öl & Gas'])
+      assert.deepEqual(await names(`%${mark} CITTÀ%`), ['Città Bianca'])
+      assert.deepEqual(await names(`${mark} citt_ %`), ['Città Bianca'])
+      assert.deepEqual(await names(`${mark} straße [nord]*?`), ['Straße [Nord]*?'])
+      assert.deepEqual(await names(`${mark} straße [nord]%`), ['Straße [Nord]*?'])
+      assert.deepEqual(await names(`${mark} straße [nord]`), [])
+      assert.deepEqual(await names(`${mark} ö%`), ['Öl & Gas'])
+      assert.equal((await a.api.get('/v1/customers', { 'companyName[$like]': `${mark}%ü%`, 'companyName[$ne]': `${mark} Elektro MÜLLER` })).body.total, 0)
+      assert.equal((await (await suite.company()).api.get('/v1/customers', { 'companyName[$like]': `${mark}%ü%` })).body.total, 0)
+    })
+
     it('$like is case-insensitive and $in/$nin/$ne work, null matches null', async () => {
       const upper = await a.api.get('/v1/customers', { 'companyName[$like]': `${tag.toLowerCase()} 0%` })
       assert.equal(upper.body.total, 10)

@@ -7,6 +7,7 @@ import type { Resource, Row, ValidationErrors, WriteContext } from './define-res
 import { decodeRow, encodeData } from './codec'
 import { badRequest } from './validation'
 import { checkReferences } from './references'
+import { takeUnicodeLikes } from '../db/sqlite-like'
 
 export interface ListEnvelope<T = Row> {
   page: number
@@ -50,7 +51,10 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
 
   /** The adapter's query plus the declaration's extra list filters (set on a find's `params.list`). */
   createQuery(params: Params = {}) {
-    const builder = super.createQuery(params)
+    // SQLite's LIKE folds ASCII only: `$like` patterns with other letters become a GLOB (src/db/sqlite-like.ts).
+    const { query, globs } = this.dbClient === 'sqlite3' && params.query ? takeUnicodeLikes(params.query) : { query: params.query, globs: [] }
+    const builder = super.createQuery(globs.length ? { ...params, query } : params)
+    for (const [field, glob] of globs) builder.whereRaw('?? GLOB ?', [`${this.resource.table}.${field}`, glob])
     for (const [name, values] of params.list?.extra ?? []) this.resource.extraFilters![name].apply(builder, values, params)
     return builder
   }
