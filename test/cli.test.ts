@@ -129,6 +129,39 @@ describe('crewclock migrate and serve on a fresh SQLite database', function () {
       await stopProcess(second.child)
     }
   })
+  it('logs each request as JSON with its request id, and never a key, a password or a token', async () => {
+    const own = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-log-'))
+    const served = await startServe({ ...env, DATA_DIR: own, DATABASE_URL: `sqlite://${own}/crewclock.sqlite`, LOG_LEVEL: 'trace' })
+    try {
+      const banner = served.output()
+      const key = /API key:\s+(ck_\S+)/.exec(banner)![1]
+      const [, email, password] = /\(admin: (\S+) \/ (\S+)\)/.exec(banner)!
+      const from = banner.length
+      const api = new HttpClient(served.url, key)
+      const wrongKey = `ck_${'x'.repeat(43)}`
+      assert.equal((await api.get('/v1/customers')).status, 200)
+      assert.equal((await api.post('/v1/customers', { companyName: 'Log GmbH', apiKey: key, password })).status, 400)
+      assert.equal((await new HttpClient(served.url, wrongKey).get('/v1/customers')).status, 401)
+      const login = await new HttpClient(served.url).post('/authentication', { strategy: 'local', email, password })
+      assert.equal(login.status, 201)
+      assert.equal((await new HttpClient(served.url).post('/authentication', { strategy: 'local', email, password: 'Wrong-Secret-42' })).status, 401)
+      assert.equal((await new HttpClient(served.url, login.body.accessToken).get('/v1/customers')).status, 401)
+      await new Promise((r) => setTimeout(r, 200)) // let the last log lines arrive
+
+      const lines = served.output().slice(from).split('\n').filter((line) => line.startsWith('{'))
+      const requests = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request')
+      assert.ok(requests.length >= 6, served.output().slice(from))
+      for (const entry of requests) assert.match(entry.requestId, /^[\w.-]+$/)
+      const logged = served.output().slice(from)
+      for (const secret of [key, key.slice(3), wrongKey, password, 'Wrong-Secret-42', login.body.accessToken]) {
+        assert.ok(!logged.includes(secret), `the log contains a secret: ${secret.slice(0, 6)}…`)
+      }
+    } finally {
+      await stopProcess(served.child)
+      fs.rmSync(own, { recursive: true, force: true })
+    }
+  })
+
   it('WEB_CONCURRENCY=2 runs two workers on one port', async () => {
     // Workers cannot report a port picked by the primary: choose a free one first.
     const port = await new Promise<number>((resolve) => {
