@@ -2,6 +2,7 @@ import type { Knex } from 'knex'
 import type { Application, HookContext, Params } from '../declarations'
 import type { ResourceService } from '../resources/service'
 import type { FanOutResult } from './fan-out'
+import type { Recomputed } from './recompute'
 
 /**
  * Service events for rows that a request changes besides its own record (days moved by a week
@@ -47,5 +48,20 @@ export function publishFanOut(app: Application, params: Params, result: FanOutRe
     { path: 'v1/time-sheet-weeks', event: 'created', ids: ids(result.created.weeks) },
     { path: 'v1/time-sheet-months', event: 'created', ids: ids(result.created.months) },
     { path: 'v1/time-sheet-days', event: 'patched', ids: result.moved }
+  ])
+}
+
+/**
+ * `patched` for the time-sheet rows a recomputation changed: a clocked entry or an absence moves
+ * its day's, week's and month's figures (and the carry of later months), and a dashboard showing
+ * them must hear of it. Rows in `except` are left out: the request announces them itself (its
+ * own record, rows it announces as `created`).
+ */
+export function publishRecomputed(context: HookContext, changed: Recomputed, except: Partial<Recomputed> = {}) {
+  const without = (ids: number[], skip: number[] = []) => ids.filter((id) => !skip.includes(id))
+  return publishAfterCommit(context.app, context.params, [
+    { path: 'v1/time-sheet-days', event: 'patched', ids: without(changed.days, except.days) },
+    { path: 'v1/time-sheet-weeks', event: 'patched', ids: without(changed.weeks, except.weeks) },
+    { path: 'v1/time-sheet-months', event: 'patched', ids: without(changed.months, except.months) }
   ])
 }

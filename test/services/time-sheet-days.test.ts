@@ -335,4 +335,44 @@ forEachDatabase('time-sheet-days', (suite) => {
     assert.equal((await a.api.get(`/v1/time-sheet-days/${day.id}`)).body.note, null)
     assert.equal((await a.api.get('/v1/time-sheet-days', { userId })).body.total, 1)
   })
+  it("announces the figures a clocked entry or an absence changes: 'patched' for its day, week and month, B hears nothing", async () => {
+    const userId = await f.newUser(a)
+    const day = await f.day(a, userId, '2026-09-15')
+    const week = await f.week(a, userId, '2026-09-14')
+    const month = await f.month(a, userId, '2026-09-01')
+    const listen = async (company: TestCompany) => {
+      const socket = socketClient(suite.server().url)
+      await socket.client.authenticate({ strategy: 'apiKey', apiKey: company.apiKey })
+      const heard: string[] = []
+      for (const path of ['time-sheet-days', 'time-sheet-weeks', 'time-sheet-months']) {
+        socket.client.service(`v1/${path}`).on('patched', (row: any) => {
+          if (row.userId === userId) heard.push(`${path} ${row.id} ${row.sumActual ?? row.duration}`)
+        })
+      }
+      return { socket, heard }
+    }
+    const ours = await listen(a)
+    const theirs = await listen(b)
+    try {
+      const entry = await f.entry(a, types, userId, '2026-09-15T07:00:00+02:00', '2026-09-15T12:00:00+02:00')
+      const expect = async (wanted: string[]) => {
+        const deadline = Date.now() + 5000
+        while (ours.heard.length < wanted.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+        await new Promise((r) => setTimeout(r, 100)) // nothing more arrives
+        assert.deepEqual(ours.heard.splice(0).sort(), wanted.sort())
+      }
+      await expect([`time-sheet-days ${day.id} 300`, `time-sheet-weeks ${week.id} 300`, `time-sheet-months ${month.id} 300`])
+      assert.equal((await a.api.delete(`/v1/time-entries/${entry.id}`)).status, 204)
+      await expect([`time-sheet-days ${day.id} 0`, `time-sheet-weeks ${week.id} 0`, `time-sheet-months ${month.id} 0`])
+      await f.absence(a, types.training, userId, '2026-09-15T00:00:00+02:00', '2026-09-16T00:00:00+02:00')
+      await expect([`time-sheet-days ${day.id} 480`, `time-sheet-weeks ${week.id} 480`, `time-sheet-months ${month.id} 480`])
+      // A write that changes no figure announces nothing beyond its own record.
+      assert.equal((await a.api.patch(`/v1/time-sheet-days/${day.id}`, { note: 'Schulung' })).status, 200)
+      await expect([`time-sheet-days ${day.id} 480`])
+      assert.deepEqual(theirs.heard, [])
+    } finally {
+      ours.socket.close()
+      theirs.socket.close()
+    }
+  })
 })

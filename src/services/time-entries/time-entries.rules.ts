@@ -6,6 +6,7 @@ import { calendarDay, Day, millis, uniqueDays } from '../../timesheets/calendar'
 import { span, spansOverlap } from '../../timesheets/durations'
 import { changeClock, EntryClock, workedMs } from '../../timesheets/entry-clock'
 import { assertDaysWritable, lockUserTime, recomputeDays } from '../../timesheets/recompute'
+import { publishRecomputed } from '../../timesheets/events'
 
 /**
  * The write rules of time entries (CONTRACT §7.2): type/assignment/event consistency, the pause
@@ -117,7 +118,7 @@ export async function afterTimeEntryWrite(id: number, write: WriteContext) {
   if (closedPause) {
     await trx('time_entry_pauses').insert({ companyId: write.companyId, timeEntryId: id, startsAt: iso(closedPause.start), endsAt: iso(closedPause.end) })
   }
-  await recomputeDays(trx, { companyId: write.companyId, userId, days })
+  await publishRecomputed(write.context, await recomputeDays(trx, { companyId: write.companyId, userId, days }))
 }
 
 const removedDays = (entry: Row, context: HookContext) => ({
@@ -135,5 +136,5 @@ export async function beforeTimeEntryRemove(id: number, context: HookContext) {
 }
 
 export async function afterTimeEntryRemove(removed: Row, context: HookContext) {
-  await recomputeDays(trxOf(context), removedDays(removed, context))
+  await publishRecomputed(context, await recomputeDays(trxOf(context), removedDays(removed, context)))
 }

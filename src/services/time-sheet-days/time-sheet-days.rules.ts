@@ -9,7 +9,7 @@ import { assertNoRunningEntry, assertNotLocked, SheetOwner } from '../../timeshe
 import { lockUserTime, openSheets, recomputeDays } from '../../timesheets/recompute'
 import { DAY_TABLE, dayOf, isoOrNull, numberOrNull } from '../../timesheets/sheet-rows'
 import { DAY_MOVES, SheetStatus, assertMove, moveColumns } from '../../timesheets/workflow'
-import { publishAfterCommit } from '../../timesheets/events'
+import { publishAfterCommit, publishRecomputed } from '../../timesheets/events'
 
 /**
  * The write rules of time sheet days (CONTRACT §7.4): the workflow moves and their guards, the
@@ -117,15 +117,18 @@ export function timeSheetDayRow(row: Row, write: WriteContext) {
 }
 
 /** The day's figures, its week and month (created with a new day) and the carry chain. */
-export async function afterTimeSheetDayWrite(_id: number, write: WriteContext) {
+export async function afterTimeSheetDayWrite(id: number, write: WriteContext) {
   const trx = trxOf(write.context)
   const { userId, day } = planned.get(write)!
   const created = await openSheets(trx, write.companyId, userId, { days: [day] })
-  await recomputeDays(trx, { companyId: write.companyId, userId, days: [day] })
+  const changed = await recomputeDays(trx, { companyId: write.companyId, userId, days: [day] })
+  const ids = (rows: { id: number }[]) => rows.map((row) => row.id)
   await publishAfterCommit(write.context.app, write.context.params, [
-    { path: 'v1/time-sheet-weeks', event: 'created', ids: created.weeks.map((row) => row.id) },
-    { path: 'v1/time-sheet-months', event: 'created', ids: created.months.map((row) => row.id) }
+    { path: 'v1/time-sheet-weeks', event: 'created', ids: ids(created.weeks) },
+    { path: 'v1/time-sheet-months', event: 'created', ids: ids(created.months) }
   ])
+  // The day itself is this request's record: its service announces it.
+  await publishRecomputed(write.context, changed, { days: [Number(id)], weeks: ids(created.weeks), months: ids(created.months) })
 }
 
 const minutes = (ms: unknown) => (ms === null || ms === undefined ? null : roundMinutes(Number(ms) / MINUTE_MS))

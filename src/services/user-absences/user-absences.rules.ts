@@ -5,6 +5,7 @@ import type { Row, ValidationErrors, WriteContext } from '../../resources/define
 import { absenceStatus, absenceWorkDays } from '../../timesheets/absences'
 import { daysCovered, millis, uniqueDays } from '../../timesheets/calendar'
 import { assertDaysWritable, lockUserTime, recomputeDays } from '../../timesheets/recompute'
+import { publishRecomputed } from '../../timesheets/events'
 import { parseWorkingTime } from '../../timesheets/working-time'
 
 /**
@@ -110,7 +111,7 @@ export async function checkAbsence(write: WriteContext): Promise<ValidationError
 }
 
 export async function afterAbsenceWrite(_id: number, write: WriteContext) {
-  await recomputeDays(trxOf(write.context), { companyId: write.companyId, ...planned.get(write)! })
+  await publishRecomputed(write.context, await recomputeDays(trxOf(write.context), { companyId: write.companyId, ...planned.get(write)! }))
 }
 
 const removedDays = (absence: Row, context: HookContext) => ({
@@ -128,7 +129,7 @@ export async function beforeAbsenceRemove(id: number, context: HookContext) {
 }
 
 export async function afterAbsenceRemove(removed: Row, context: HookContext) {
-  await recomputeDays(trxOf(context), removedDays(removed, context))
+  await publishRecomputed(context, await recomputeDays(trxOf(context), removedDays(removed, context)))
 }
 
 /** `workDays` of a page of absences from their types and the company's model, in one query. */
