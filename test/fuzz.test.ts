@@ -16,6 +16,10 @@ const RUNS = Number(process.env.FUZZ_RUNS || 6)
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined
 const settings = (numRuns = RUNS) => ({ numRuns, seed: SEED, endOnFailure: true })
 
+/** Whether a `__proto__` key stands anywhere in a JSON value (as a key, not as a string value). */
+const hasProtoKey = (value: unknown): boolean =>
+  value !== null && typeof value === 'object' && (Object.keys(value).includes('__proto__') || Object.values(value).some(hasProtoKey))
+
 const preview = (value: unknown) => {
   const text = typeof value === 'string' ? value : JSON.stringify(value)
   return (text ?? String(value)).slice(0, 200)
@@ -165,8 +169,9 @@ forEachDatabase('fuzzing', (suite) => {
             const res = await request(op, urlOf(op.template, seed), { body })
             assertRefused(op, res, body, [400])
             const named = Object.keys(res.body.data?.validationErrors ?? {})
-            // A `__proto__` key anywhere is refused by the JSON parser, for the body as a whole.
-            const expected = JSON.stringify(body).includes('"__proto__"') ? '' : field
+            // A `__proto__` key anywhere is refused by the JSON parser, for the body as a whole
+            // (a "__proto__" string as a value is just a bad value of its field).
+            const expected = hasProtoKey(body) ? '' : field
             assert.ok(named.some((path) => path === expected || path.startsWith(`${expected}.`)), `${label(op)}: 400 names ${expected} (got ${named.join(', ')}) for ${preview(body)}`)
           }),
           settings(RUNS * 5)
