@@ -24,16 +24,67 @@ function parseDay(day: Day, zone: string) {
   return value
 }
 
-/** The calendar day an instant falls on in `zone`. */
-export const calendarDay = (instant: Instant, zone: string): Day => zoned(instant, zone).toISODate() as Day
-
-/** `[start, end)` of a calendar day: local midnight to the next local midnight. */
-export function dayBounds(day: Day, zone: string): { start: Date; end: Date } {
+/** `[start, end)` of a calendar day in milliseconds, from luxon (each zone conversion asks Intl for the offset). */
+function computeBounds(day: Day, zone: string): { start: number; end: number } {
   const start = parseDay(day, zone).startOf('day')
   // The next day is found by date, not by adding 24 h: where a DST change happens at midnight
   // (America/Santiago) a day starts at 01:00 and the next one at 00:00.
   const next = parseDay(nextDay(day), zone).startOf('day')
-  return { start: start.toJSDate(), end: next.toJSDate() }
+  return { start: start.toMillis(), end: next.toMillis() }
+}
+
+/**
+ * The bounds of a day in a zone never change, and a recomputation asks for the same few hundred
+ * days again and again (luxon's zone conversions were most of its time): they are kept, per
+ * process, up to a limit far above the days a company's time sheets span.
+ */
+const boundsCache = new Map<string, { start: number; end: number }>()
+const BOUNDS_CACHE_LIMIT = 200_000
+
+function cachedBounds(day: Day, zone: string): { start: number; end: number } {
+  const key = `${zone}|${day}`
+  let bounds = boundsCache.get(key)
+  if (bounds === undefined) {
+    bounds = computeBounds(day, zone)
+    if (boundsCache.size >= BOUNDS_CACHE_LIMIT) boundsCache.clear()
+    boundsCache.set(key, bounds)
+  }
+  return bounds
+}
+
+const utcDay = (ms: number): Day => new Date(ms).toISOString().slice(0, 10)
+const DAY_MS = 86_400_000
+
+/**
+ * The calendar day an instant falls on in `zone`. Within a day of exactly 24 hours the offset
+ * does not change, so every instant between its bounds is on that day; the day is the UTC date
+ * or the one before or after it (offsets stay within ±14 h). Luxon answers for the days the
+ * clocks change (where a repeated hour can read as the previous day) and for what matches no
+ * day (an invalid instant or zone: its error).
+ */
+export function calendarDay(instant: Instant, zone: string): Day {
+  const ms = millis(instant)
+  if (Number.isFinite(ms) && Math.abs(ms) < 8.64e15 - 2 * DAY_MS) {
+    for (const day of [utcDay(ms), utcDay(ms - DAY_MS), utcDay(ms + DAY_MS)]) {
+      let bounds: { start: number; end: number }
+      try {
+        bounds = cachedBounds(day, zone)
+      } catch {
+        continue // a day the zone skips (Pacific/Apia 2011-12-30), or an unknown zone
+      }
+      if (bounds.start <= ms && ms < bounds.end) {
+        if (bounds.end - bounds.start === DAY_MS) return day
+        break
+      }
+    }
+  }
+  return zoned(instant, zone).toISODate() as Day
+}
+
+/** `[start, end)` of a calendar day: local midnight to the next local midnight. */
+export function dayBounds(day: Day, zone: string): { start: Date; end: Date } {
+  const { start, end } = cachedBounds(day, zone)
+  return { start: new Date(start), end: new Date(end) }
 }
 
 export const nextDay = (day: Day): Day => DateTime.fromISO(day, { zone: 'UTC' }).plus({ days: 1 }).toISODate() as Day
