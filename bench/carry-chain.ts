@@ -1,0 +1,100 @@
+import { performance } from 'node:perf_hooks'
+import type { Knex } from 'knex'
+import { createKnex } from '../src/db/knex'
+import { lockUserTime, recompute, recomputeUser } from '../src/timesheets/recompute'
+import { dayOf } from '../src/timesheets/sheet-rows'
+import type { SeedInfo } from './seed'
+
+/**
+ * The carry chain: how long the service takes to recompute a user's months after a change in
+ * the first one, when every later month's carry changes with it. It is measured through the
+ * real module, in a transaction as the service runs it: `PATCH /v1/time-sheet-months/{id}` with
+ * `carryInManual` writes the month, then recomputes it and the chain after it (afterMonthWrite
+ * in src/services/time-sheet-months). Each run is rolled back, so every run does the same work.
+ * For comparison, the same user recomputed from scratch (every day, week and month row).
+ */
+export interface Timing {
+  runs: number
+  medianMs: number
+  p90Ms: number
+}
+
+export interface CarryChainResult extends Timing {
+  companyId: number
+  userId: number
+  /** Month rows recomputed (and rewritten) per run. */
+  months: number
+  fromScratch: Timing & { days: number; weeks: number; months: number }
+}
+
+const RUNS = 30
+const WARM_UP = 3
+
+function timing(samples: number[]): Timing {
+  const sorted = [...samples].sort((a, b) => a - b)
+  const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] * 100) / 100
+  return { runs: samples.length, medianMs: at(0.5), p90Ms: at(0.9) }
+}
+
+/** Runs `work` in a transaction that is always rolled back. */
+async function rolledBack<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const trx = await db.transaction()
+  try {
+    return await work(trx)
+  } finally {
+    await trx.rollback()
+  }
+}
+
+async function repeat(count: number, once: () => Promise<number>) {
+  const samples: number[] = []
+  for (let i = 0; i < WARM_UP + count; i++) {
+    const ms = await once()
+    if (i >= WARM_UP) samples.push(ms)
+  }
+  return samples
+}
+
+export async function measureCarryChain(url: string, seed: SeedInfo, log: (line: string) => void): Promise<CarryChainResult> {
+  const companyId = seed.companies[0].id
+  const userId = seed.companies[0].userIds.at(-1)!
+  const user = { companyId, userId }
+  const db = createKnex(url)
+  try {
+    const chain = await db('time_sheet_months').where(user).orderBy('month').select('id', 'month')
+    const first = chain[0]
+    let months = 0
+    const carry = await repeat(RUNS, () =>
+      rolledBack(db, async (trx) => {
+        await lockUserTime(trx, user)
+        await trx('time_sheet_months').where({ id: first.id, companyId }).update({ carryInManualMs: 90 * 60_000, updatedAt: new Date().toISOString() })
+        const started = performance.now()
+        const changed = await recompute(trx, companyId, userId, { days: [], weekStarts: [], months: [dayOf(first.month)] })
+        const ms = performance.now() - started
+        months = changed.months.length
+        return ms
+      })
+    )
+    if (months !== chain.length) throw new Error(`carry chain: expected all ${chain.length} months to change, ${months} did`)
+
+    const counts = { days: 0, weeks: 0, months: chain.length }
+    counts.days = Number((await db('time_sheet_days').where(user).count({ n: '*' }).first())!.n)
+    counts.weeks = Number((await db('time_sheet_weeks').where(user).count({ n: '*' }).first())!.n)
+    const scratch = await repeat(10, () =>
+      rolledBack(db, async (trx) => {
+        await lockUserTime(trx, user)
+        const started = performance.now()
+        await recomputeUser(trx, companyId, userId)
+        return performance.now() - started
+      })
+    )
+    const result: CarryChainResult = { companyId, userId, months, ...timing(carry), fromScratch: { ...timing(scratch), ...counts } }
+    log(
+      `carry chain of ${months} months (user ${userId}): median ${result.medianMs} ms, p90 ${result.p90Ms} ms over ${RUNS} runs; ` +
+        `from scratch (${counts.days} days, ${counts.weeks} weeks, ${counts.months} months): median ${result.fromScratch.medianMs} ms`
+    )
+    return result
+  } finally {
+    await db.destroy()
+  }
+}

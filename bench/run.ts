@@ -1,0 +1,278 @@
+import autocannon from 'autocannon'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { BENCH_DIR, DATA_DIR, Engine, SCALES } from './datasets'
+import { ensureSeeded, SeedInfo } from './seed'
+import { BenchRequest, Scenario, SCENARIOS } from './scenarios'
+import { LoadSample, startBaseline, startService, Target, withLoadSample } from './processes'
+import { workingCopy } from './working-copy'
+import { measureCarryChain, CarryChainResult } from './carry-chain'
+import { summarizeProfile } from './profile-summary'
+import { evaluateTargets, printRun, printScaling, printTargets, Scaling, scalingOf } from './report'
+import { Plan, queryPlans } from './plans'
+
+/**
+ * `npm run bench [-- --pg] [--workers 1,2] [--only name,...] [--duration 10] [--profile]`
+ *
+ * Seeds (or reuses) the data sets, starts the service and the raw baseline, drives each
+ * scenario with autocannon (warm-up, then the measured run; baseline first, then the service,
+ * back to back) and writes bench/results.json.
+ */
+const { values: args } = parseArgs({
+  options: {
+    pg: { type: 'boolean', default: false },
+    'pg-only': { type: 'boolean', default: false },
+    'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    workers: { type: 'string', default: '1,2' },
+    only: { type: 'string' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    'no-scale': { type: 'boolean', default: false },
+    /** `small` runs every scenario on the 10 000-row data set (a quick check of the harness). */
+    scale: { type: 'string', default: 'full' },
+    profile: { type: 'boolean', default: false },
+    output: { type: 'string', default: path.join(BENCH_DIR, 'results.json') }
+  }
+})
+
+const settings = {
+  duration: Number(args.duration),
+  warmup: Number(args.warmup),
+  connections: Number(args.connections),
+  workers: args.workers!.split(',').map(Number)
+}
+const log = (line: string) => process.stdout.write(line + '\n')
+
+export interface Measurement {
+  requestsPerSecond: number
+  p50: number
+  p99: number
+  mean: number
+  requests: number
+  non2xx: number
+  errors: number
+  /** Server CPU time per answered request (all its processes), ms: the cost of a request, whatever else runs. */
+  cpuPerRequestMs: number
+  load: LoadSample
+}
+
+export interface ScenarioResult {
+  name: string
+  title: string
+  kind: Scenario['kind']
+  service: Measurement
+  baseline?: Measurement
+  /** service req/s ÷ baseline req/s */
+  ratio?: number
+}
+
+export interface RunResult {
+  workers: number
+  scenarios: ScenarioResult[]
+}
+
+export interface EngineResult {
+  engine: Engine
+  seed: { version: string; seconds: number; counts: Record<string, number> }
+  runs: RunResult[]
+  scale?: { name: string; fullMean: number; smallMean: number; fullP50: number; smallP50: number; ratio: number; smallRows: number }[]
+  carryChain?: CarryChainResult
+  plans?: Plan[]
+  scaling?: Scaling[]
+  profile?: { file: string; requests: Record<string, number> }
+}
+
+/** Each scenario draws fresh sequence numbers for the whole run, so POSTs never collide. */
+const sequences = new Map<string, number>()
+const next = (name: string) => {
+  const n = sequences.get(name) ?? 0
+  sequences.set(name, n + 1)
+  return n
+}
+
+function cannonRequest(scenario: Scenario, seed: SeedInfo) {
+  return {
+    setupRequest: (request: autocannon.Request) => {
+      const { method, path: requestPath, body } = scenario.request(seed, next(scenario.name))
+      return { ...request, method, path: requestPath, body: body === undefined ? undefined : JSON.stringify(body) }
+    }
+  }
+}
+
+async function drive(target: Target, scenario: Scenario, seed: SeedInfo, duration: number) {
+  return autocannon({
+    url: target.url,
+    connections: settings.connections,
+    duration,
+    timeout: 30,
+    headers: { authorization: `Bearer ${seed.companies[0].apiKey}`, 'content-type': 'application/json' },
+    requests: [cannonRequest(scenario, seed)]
+  })
+}
+
+async function measure(target: Target, scenario: Scenario, seed: SeedInfo): Promise<Measurement> {
+  await drive(target, scenario, seed, settings.warmup)
+  const [result, load] = await withLoadSample(target.process.pid!, () => drive(target, scenario, seed, settings.duration))
+  return {
+    requestsPerSecond: Math.round(result.requests.average * 10) / 10,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    mean: Math.round(result.latency.mean * 100) / 100,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    cpuPerRequestMs: Math.round((load.serverCpuMs / Math.max(1, result.requests.total)) * 1000) / 1000,
+    load
+  }
+}
+
+async function call(target: Target, seed: SeedInfo, request: BenchRequest) {
+  const response = await fetch(target.url + request.path, {
+    method: request.method,
+    headers: { authorization: `Bearer ${seed.companies[0].apiKey}`, 'content-type': 'application/json' },
+    body: request.body === undefined ? undefined : JSON.stringify(request.body)
+  })
+  return { status: response.status, body: await response.json().catch(() => null) }
+}
+
+/** Differences in keys and value types (null matches anything; list items by their first one). */
+function shapeDifferences(a: unknown, b: unknown, at = ''): string[] {
+  if (a === null || b === null) return []
+  if (Array.isArray(a) && Array.isArray(b)) return a.length && b.length ? shapeDifferences(a[0], b[0], `${at}[0]`) : []
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+    return [...keys].flatMap((k) =>
+      k in a && k in b ? shapeDifferences((a as any)[k], (b as any)[k], `${at}.${k}`) : [`${at}.${k} only in the ${k in a ? 'service' : 'baseline'}`]
+    )
+  }
+  return typeof a === typeof b ? [] : [`${at}: ${typeof a} vs ${typeof b}`]
+}
+
+/** The baseline must answer what the service answers, or the ratio compares different work. */
+async function checkShapes(service: Target, baseline: Target, scenarios: Scenario[], seed: SeedInfo) {
+  for (const scenario of scenarios.filter((s) => s.baseline)) {
+    // Writes need distinct requests (two identical time entries would overlap).
+    const n = 1_000_000 + next(`${scenario.name}-shape`) * 2
+    const a = await call(service, seed, scenario.request(seed, n))
+    const b = await call(baseline, seed, scenario.request(seed, scenario.kind === 'write' ? n + 1 : n))
+    const differences = shapeDifferences(a.body, b.body)
+    if (a.status !== b.status || a.status >= 300 || differences.length) {
+      throw new Error(`${scenario.name}: the baseline answers differently (${a.status} vs ${b.status}): ${differences.join('; ')}\n${JSON.stringify(a.body)}`)
+    }
+  }
+}
+
+async function runWorkers(engine: Engine, url: string, seed: SeedInfo, workers: number, chosen: Scenario[]): Promise<RunResult> {
+  log(`\n${engine}, WEB_CONCURRENCY=${workers}: ${settings.connections} connections, ${settings.warmup} s warm-up, ${settings.duration} s measured`)
+  const service = await startService({ databaseUrl: url, workers })
+  const baseline = await startBaseline({ databaseUrl: url, workers })
+  try {
+    await checkShapes(service, baseline, chosen, seed)
+    const results: ScenarioResult[] = []
+    for (const scenario of chosen) {
+      const base = scenario.baseline ? await measure(baseline, scenario, seed) : undefined
+      const own = await measure(service, scenario, seed)
+      const ratio = base ? Math.round((own.requestsPerSecond / base.requestsPerSecond) * 1000) / 1000 : undefined
+      results.push({ name: scenario.name, title: scenario.title, kind: scenario.kind, service: own, baseline: base, ratio })
+      log(`  ${scenario.name}: service ${own.requestsPerSecond} req/s p50 ${own.p50} p99 ${own.p99}${base ? ` | baseline ${base.requestsPerSecond} req/s p50 ${base.p50} p99 ${base.p99} | ratio ${ratio}` : ''}`)
+      // A scenario that answers errors measures the errors: say so loudly.
+      for (const [who, m] of [['service', own], ['baseline', base]] as const) {
+        if (m && (m.non2xx > 0 || m.errors > 0)) log(`  WARNING ${scenario.name}: the ${who} answered ${m.non2xx} non-2xx responses and ${m.errors} errors/timeouts`)
+      }
+    }
+    return { workers, scenarios: results }
+  } finally {
+    await service.stop()
+    await baseline.stop()
+  }
+}
+
+/** The list scenarios on the 10 000-row data set, against the same lists on the full one. */
+async function runScale(engine: Engine, full: RunResult, fullRows: number, chosen: Scenario[]) {
+  const small = await ensureSeeded(engine, SCALES.small, args['pg-url']!, log)
+  log(`\n${engine}: list latency at ${small.counts.time_entries} vs ${fullRows} time entries`)
+  const url = await workingCopy(engine, small, args['pg-url']!)
+  const service = await startService({ databaseUrl: url, workers: 1 })
+  try {
+    const rows = []
+    for (const scenario of chosen.filter((s) => s.list)) {
+      const atFull = full.scenarios.find((s) => s.name === scenario.name)
+      if (!atFull) continue
+      const own = await measure(service, scenario, small)
+      const ratio = Math.round((atFull.service.mean / own.mean) * 100) / 100
+      rows.push({ name: scenario.name, fullMean: atFull.service.mean, smallMean: own.mean, fullP50: atFull.service.p50, smallP50: own.p50, ratio, smallRows: small.counts.time_entries })
+      log(`  ${scenario.name}: mean ${atFull.service.mean} ms (full) vs ${own.mean} ms (small): ${ratio}×`)
+    }
+    return rows
+  } finally {
+    await service.stop()
+  }
+}
+
+async function runProfile(engine: Engine, url: string, seed: SeedInfo, chosen: Scenario[]) {
+  const dir = path.join(DATA_DIR, 'profiles', `${engine}-${new Date().toISOString().replace(/[:.]/g, '-')}`)
+  fs.mkdirSync(dir, { recursive: true })
+  log(`\n${engine}: profiling the service (--cpu-prof) over ${chosen.map((s) => s.name).join(', ')}`)
+  const service = await startService({ databaseUrl: url, workers: 1, profileDir: dir })
+  // Requests answered while the profile ran (warm-up included), to put its CPU time per request.
+  const requests: Record<string, number> = {}
+  try {
+    for (const scenario of chosen) {
+      const result = await drive(service, scenario, seed, settings.warmup + settings.duration)
+      requests[scenario.name] = result.requests.total
+      log(`  ${scenario.name}: ${result.requests.total} requests${result.non2xx ? ` (${result.non2xx} non-2xx)` : ''}`)
+    }
+  } finally {
+    await service.stop()
+  }
+  const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))
+  if (!file) throw new Error(`no profile written to ${dir}`)
+  const summary = summarizeProfile(path.join(dir, file))
+  fs.writeFileSync(path.join(dir, 'summary.txt'), summary)
+  log(summary)
+  return { file: path.relative(path.join(BENCH_DIR, '..'), path.join(dir, file)), requests }
+}
+
+async function runEngine(engine: Engine): Promise<EngineResult> {
+  const seed = await ensureSeeded(engine, SCALES[args.scale as 'full' | 'small'], args['pg-url']!, log)
+  const url = await workingCopy(engine, seed, args['pg-url']!)
+  const chosen = SCENARIOS.filter((s) => !args.only || args.only.split(',').includes(s.name))
+  const result: EngineResult = { engine, seed: { version: seed.version, seconds: seed.seconds, counts: seed.counts }, runs: [] }
+  if (args.profile) {
+    result.profile = await runProfile(engine, url, seed, chosen)
+    return result
+  }
+  result.plans = await queryPlans(engine, url, seed)
+  if (!args.only) result.carryChain = await measureCarryChain(url, seed, log)
+  for (const workers of settings.workers) result.runs.push(await runWorkers(engine, url, seed, workers, chosen))
+  const single = result.runs.find((r) => r.workers === 1)
+  if (!args['no-scale'] && single) result.scale = await runScale(engine, single, seed.counts.time_entries, chosen)
+  return result
+}
+
+async function main() {
+  const engines: Engine[] = args['pg-only'] ? ['pg'] : args.pg ? ['sqlite', 'pg'] : ['sqlite']
+  const startedAt = new Date().toISOString()
+  const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: os.loadavg() }
+  const results = []
+  for (const engine of engines) {
+    const result = await runEngine(engine)
+    results.push(result)
+    for (const run of result.runs) printRun(engine, run)
+    result.scaling = scalingOf(result)
+    printScaling(engine, result.scaling)
+  }
+  const targets = evaluateTargets(results)
+  printTargets(targets)
+  const output = { startedAt, finishedAt: new Date().toISOString(), machine, settings: { ...settings, profile: args.profile }, engines: results, targets }
+  fs.writeFileSync(args.output!, JSON.stringify(output, null, 2) + '\n')
+  log(`\nwrote ${path.relative(process.cwd(), args.output!)}`)
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench: ${error.stack ?? error}\n`)
+  process.exit(1)
+})
