@@ -57,11 +57,14 @@ export function publishFanOut(app: Application, params: Params, result: FanOutRe
  * them must hear of it. Rows in `except` are left out: the request announces them itself (its
  * own record, rows it announces as `created`).
  */
-export function publishRecomputed(context: HookContext, changed: Recomputed, except: Partial<Recomputed> = {}) {
+export function recomputedEvents(changed: Recomputed, except: Partial<Recomputed> = {}): SheetEvent[] {
   const without = (ids: number[], skip: number[] = []) => ids.filter((id) => !skip.includes(id))
-  return publishAfterCommit(context.app, context.params, [
+  return [
     { path: 'v1/time-sheet-days', event: 'patched', ids: without(changed.days, except.days) },
     { path: 'v1/time-sheet-weeks', event: 'patched', ids: without(changed.weeks, except.weeks) },
     { path: 'v1/time-sheet-months', event: 'patched', ids: without(changed.months, except.months) }
-  ])
+  ]
 }
+
+/** Announces, after commit, the rows a recomputation changed (see `recomputedEvents`). */
+export const publishRecomputed = (context: HookContext, changed: Recomputed) => publishAfterCommit(context.app, context.params, recomputedEvents(changed))

@@ -9,7 +9,7 @@ import { assertNoRunningEntry, assertNotLocked, SheetOwner } from '../../timeshe
 import { lockUserTime, openSheets, recomputeDays } from '../../timesheets/recompute'
 import { DAY_TABLE, dayOf, isoOrNull, numberOrNull } from '../../timesheets/sheet-rows'
 import { DAY_MOVES, SheetStatus, assertMove, moveColumns } from '../../timesheets/workflow'
-import { publishAfterCommit, publishRecomputed } from '../../timesheets/events'
+import { publishAfterCommit, recomputedEvents } from '../../timesheets/events'
 
 /**
  * The write rules of time sheet days (CONTRACT §7.4): the workflow moves and their guards, the
@@ -125,10 +125,10 @@ export async function afterTimeSheetDayWrite(id: number, write: WriteContext) {
   const ids = (rows: { id: number }[]) => rows.map((row) => row.id)
   await publishAfterCommit(write.context.app, write.context.params, [
     { path: 'v1/time-sheet-weeks', event: 'created', ids: ids(created.weeks) },
-    { path: 'v1/time-sheet-months', event: 'created', ids: ids(created.months) }
+    { path: 'v1/time-sheet-months', event: 'created', ids: ids(created.months) },
+    // The day itself is this request's record: its service announces it.
+    ...recomputedEvents(changed, { days: [Number(id)], weeks: ids(created.weeks), months: ids(created.months) })
   ])
-  // The day itself is this request's record: its service announces it.
-  await publishRecomputed(write.context, changed, { days: [Number(id)], weeks: ids(created.weeks), months: ids(created.months) })
 }
 
 const minutes = (ms: unknown) => (ms === null || ms === undefined ? null : roundMinutes(Number(ms) / MINUTE_MS))
