@@ -56,13 +56,15 @@ const address = (value: unknown) => {
 }
 const num = (value: unknown) => (value === null || value === undefined ? null : Number(value))
 
-// The three statements of the apiKey strategy, as knex renders them.
+// The statement of the apiKey strategy (src/auth/authentication.ts), as knex renders it.
 const q = (sql: string) => (isPg ? sql : sql.replace(/"/g, '`'))
 const SQL = {
-  key: q('select * from "api_keys" where "key_hash" = ? limit ?'),
-  company: q('select "id", "name", "country", "timezone" from "companies" where "id" = ? limit ?'),
-  user: q(
-    'select "users"."id", "users"."full_name", "users"."email", "users"."deactivated_at", "roles"."type" as "role_type" from "users" inner join "roles" on "roles"."id" = "users"."role_id" where "users"."id" = ? and "users"."company_id" = ? limit ?'
+  principal: q(
+    'select "companies"."id" as "company_id", "companies"."name" as "company_name", "companies"."country", "companies"."timezone", ' +
+      '"users"."id" as "user_id", "users"."full_name", "users"."email", "roles"."type" as "role_type", "api_keys"."id" as "api_key_id", "api_keys"."key_hash" ' +
+      'from "api_keys" inner join "users" on "users"."id" = "api_keys"."user_id" and "users"."company_id" = "api_keys"."company_id" ' +
+      'inner join "companies" on "companies"."id" = "users"."company_id" inner join "roles" on "roles"."id" = "users"."role_id" ' +
+      'where "users"."deactivated_at" is null and "api_keys"."key_hash" = ? and "api_keys"."revoked_at" is null limit ?'
   )
 }
 
@@ -70,12 +72,9 @@ async function authenticate(req: http.IncomingMessage): Promise<Principal> {
   const match = /^Bearer\s+(ck_[A-Za-z0-9_-]{43})\s*$/i.exec(req.headers.authorization ?? '')
   if (!match) throw new HttpError(401)
   const hash = crypto.createHash('sha256').update(match[1]).digest('hex')
-  const [key] = await rows(SQL.key, [hash, 1])
-  if (!key || !crypto.timingSafeEqual(Buffer.from(key.keyHash, 'hex'), Buffer.from(hash, 'hex')) || key.revokedAt) throw new HttpError(401)
-  const [company] = await rows(SQL.company, [key.companyId, 1])
-  const [user] = await rows(SQL.user, [key.userId, key.companyId, 1])
-  if (!company || !user || user.deactivatedAt) throw new HttpError(401)
-  return { companyId: company.id, userId: user.id, timezone: company.timezone }
+  const [row] = await rows(SQL.principal, [hash, 1])
+  if (!row || !crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex'))) throw new HttpError(401)
+  return { companyId: row.companyId, userId: row.userId, timezone: row.timezone }
 }
 
 const assignment = (r: Row) => ({

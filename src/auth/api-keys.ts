@@ -55,18 +55,6 @@ export async function createApiKey(db: Knex, secret: string, input: { companyId:
   return { id: Number(row.id ?? row), key }
 }
 
-/**
- * Finds an unrevoked key by its SHA-256. The indexed lookup narrows to one row; the final
- * comparison of the digests is constant-time.
- */
-export async function findApiKey(db: Knex, key: string) {
-  if (!isApiKeyShape(key)) return null
-  const hash = hashApiKey(key)
-  const row = await db('api_keys').where({ keyHash: hash }).first()
-  if (!row || !crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex'))) return null
-  return row.revokedAt ? null : row
-}
-
 export async function listApiKeys(db: Knex, companyId: number) {
   const rows = await db('api_keys').where({ companyId }).orderBy('id')
   return rows.map((row) => ({
