@@ -1,5 +1,6 @@
 import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
+import { updateRows } from '../db/update-rows'
 import type { Row } from '../resources/define-resource'
 import { Day, calendarDay } from './calendar'
 import { monthDays, monthOf, weekDays, weekStartOf } from './periods'
@@ -98,10 +99,11 @@ export async function fanOutDays(trx: Knex.Transaction, owner: SheetOwner, days:
     .orderBy('day')
   const moving = await daysToMove(trx, owner, rows, to)
   const now = new Date().toISOString()
-  for (const row of moving) {
-    const columns = moveColumns(row.status, to, { now, actingUserId: owner.actingUserId, submittedFirstAt: row.submittedFirstAt ?? null, withDeciders: true })
-    await trx(DAY_TABLE).where({ id: row.id, companyId: owner.companyId }).update({ ...columns, updatedAt: now })
-  }
+  const moves = moving.map((row) => ({
+    id: Number(row.id),
+    columns: moveColumns(row.status, to, { now, actingUserId: owner.actingUserId, submittedFirstAt: row.submittedFirstAt ?? null, withDeciders: true })
+  }))
+  await updateRows(trx, DAY_TABLE, owner.companyId, moves, { updatedAt: now })
   await recompute(trx, owner.companyId, owner.userId, { days, weekStarts: days.map(weekStartOf), months: days.map(monthOf) })
   return { moved: moving.map((row) => Number(row.id)), created }
 }

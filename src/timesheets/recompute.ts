@@ -1,5 +1,6 @@
 import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
+import { updateRows } from '../db/update-rows'
 import type { Row } from '../resources/define-resource'
 import { Day, calendarDay, dayBounds, millis } from './calendar'
 import { MINUTE_MS } from './durations'
@@ -131,26 +132,29 @@ export async function openSheets(trx: Knex.Transaction, companyId: number, userI
 export async function recompute(trx: Knex.Transaction, companyId: number, userId: number, scope: Scope): Promise<Recomputed> {
   const result: Recomputed = { days: [], weeks: [], months: [] }
   const user = { companyId, userId }
-  const dayRows = await rowsIn(trx, DAY_TABLE, 'day', user, scope.days)
   const weekRows = await rowsIn(trx, WEEK_TABLE, 'weekStart', user, scope.weekStarts)
   const months = new Set(scope.months)
   const chain: Row[] = months.size
     ? await trx(MONTH_TABLE).where(user).where('month', '>=', previousMonth(sortedUnique(scope.months)[0])).orderBy('month')
     : []
   const monthRows = chain.filter((row) => months.has(dayOf(row.month)))
-  if (dayRows.length + weekRows.length + monthRows.length === 0) return result
-
-  const calendar = await loadWorkingCalendar(trx, companyId)
-  const bounds = [
-    ...dayRows.map((row) => [dayOf(row.day), dayOf(row.day)]),
+  const periodBounds = [
     ...weekRows.map((row) => [dayOf(row.weekStart), addDays(dayOf(row.weekStart), 6)]),
     ...monthRows.map((row) => [dayOf(row.month), lastDayOfMonth(dayOf(row.month))])
   ]
+  // recomputeDayRows reads every day row of the range; a day of the scope is read here only if
+  // no week or month of the scope covers it (it may widen the range). Usually all are covered.
+  const uncovered = scope.days.filter((day) => !periodBounds.some(([first, last]) => first <= day && day <= last))
+  const dayRows = await rowsIn(trx, DAY_TABLE, 'day', user, uncovered)
+  if (dayRows.length + weekRows.length + monthRows.length === 0) return result
+
+  const calendar = await loadWorkingCalendar(trx, companyId)
+  const bounds = [...dayRows.map((row) => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
   const from = bounds.map(([first]) => first).sort()[0]
   const to = bounds.map(([, last]) => last).sort().pop() as Day
   const states = await recomputeDayRows(trx, user, from, to, calendar, result)
-  await recomputeWeekRows(trx, weekRows, states, result)
-  await recomputeMonthChain(trx, chain, months, states, calendar, result)
+  await recomputeWeekRows(trx, companyId, weekRows, states, result)
+  await recomputeMonthChain(trx, companyId, chain, months, states, calendar, result)
   return result
 }
 
@@ -210,6 +214,7 @@ async function recomputeDayRows(
   const inputs = await loadInputs(trx, user, from, to, calendar.timezone)
   const rows = new Map<Day, Row>((await trx(DAY_TABLE).where(user).where('day', '>=', from).where('day', '<=', to)).map((row: Row) => [dayOf(row.day), row]))
   const states = new Map<Day, DayState>()
+  const recomputed: Recomputation[] = []
   for (const day of daysFrom(from, to)) {
     const row = rows.get(day)
     const computed = computeDay(day, inputs.entries.get(day) ?? [], inputs.absences, calendar)
@@ -230,27 +235,40 @@ async function recomputeDayRows(
       declinedAt: isoOrNull(row?.declinedAt),
       declinedNote: row?.declinedNote ?? null
     })
-    if (row) await updateIfChanged(trx, DAY_TABLE, row, { ...(frozen ? {} : dayFigureColumns(fresh)), recomputable }, result.days)
+    if (row) recomputed.push({ row, columns: { ...(frozen ? {} : dayFigureColumns(fresh)), recomputable } })
   }
+  await writeChanged(trx, DAY_TABLE, user.companyId, recomputed, result.days)
   return states
 }
 
-async function updateIfChanged(trx: Knex.Transaction, table: string, row: Row, columns: Row, changedIds: number[], computed = false) {
-  const changed = changedColumns(row, columns)
-  if (Object.keys(changed).length === 0) return
-  const now = stamp()
-  await trx(table)
-    .where({ id: row.id, companyId: row.companyId })
-    .update({ ...toDb(changed), ...(computed ? { computedAt: now } : {}), updatedAt: now })
-  changedIds.push(Number(row.id))
+/** A stored row and the values a recomputation gives its columns. */
+interface Recomputation {
+  row: Row
+  columns: Row
 }
 
-async function recomputeWeekRows(trx: Knex.Transaction, weekRows: Row[], states: Map<Day, DayState>, result: Recomputed) {
-  for (const row of weekRows) {
+/**
+ * Writes the columns that differ from each row's stored values, the changed rows of the table
+ * together (one statement, not one round trip per row); unchanged rows are not written.
+ * `computed` rows (weeks, months) also record when their figures changed.
+ */
+async function writeChanged(trx: Knex.Transaction, table: string, companyId: number, recomputed: Recomputation[], changedIds: number[], computed = false) {
+  const updates = recomputed
+    .map(({ row, columns }) => ({ id: Number(row.id), columns: toDb(changedColumns(row, columns)) }))
+    .filter((update) => Object.keys(update.columns).length > 0)
+  if (updates.length === 0) return
+  const now = stamp()
+  await updateRows(trx, table, companyId, updates, { ...(computed ? { computedAt: now } : {}), updatedAt: now })
+  changedIds.push(...updates.map((update) => update.id))
+}
+
+async function recomputeWeekRows(trx: Knex.Transaction, companyId: number, weekRows: Row[], states: Map<Day, DayState>, result: Recomputed) {
+  const recomputed = weekRows.map((row) => {
     const days = weekDays(dayOf(row.weekStart)).map((day) => states.get(day) as DayState)
     const status = weekStatus(days)
-    await updateIfChanged(trx, WEEK_TABLE, row, { status, ...weekTimestamps(status, days), ...summarize(days) }, result.weeks, true)
-  }
+    return { row, columns: { status, ...weekTimestamps(status, days), ...summarize(days) } }
+  })
+  await writeChanged(trx, WEEK_TABLE, companyId, recomputed, result.weeks, true)
 }
 
 /** The columns of a month that come from its days. */
@@ -276,12 +294,21 @@ const carryColumns = (carry: MonthCarry): Row => {
  * forward; a locked month ends the chain (later months chain from its locked carry-out) unless a
  * later month is itself in scope.
  */
-async function recomputeMonthChain(trx: Knex.Transaction, chain: Row[], scoped: Set<Day>, states: Map<Day, DayState>, calendar: WorkingCalendar, result: Recomputed) {
+async function recomputeMonthChain(
+  trx: Knex.Transaction,
+  companyId: number,
+  chain: Row[],
+  scoped: Set<Day>,
+  states: Map<Day, DayState>,
+  calendar: WorkingCalendar,
+  result: Recomputed
+) {
   const capMs = calendar.carryOverCapMinutes === null || calendar.carryOverCapMinutes === undefined ? null : calendar.carryOverCapMinutes * MINUTE_MS
   const firstScoped = chain.findIndex((row) => scoped.has(dayOf(row.month)))
   if (firstScoped < 0) return
   let previous: number | null = firstScoped > 0 ? Number(chain[firstScoped - 1].carryOutMs) : null
   const lastScoped = chain.map((row) => scoped.has(dayOf(row.month))).lastIndexOf(true)
+  const recomputed: Recomputation[] = []
   for (let i = firstScoped; i < chain.length; i++) {
     const row = chain[i]
     const columns = scoped.has(dayOf(row.month)) ? monthDayColumns(row, states) : {}
@@ -297,8 +324,9 @@ async function recomputeMonthChain(trx: Knex.Transaction, chain: Row[], scoped: 
       },
       capMs
     )
-    await updateIfChanged(trx, MONTH_TABLE, row, { ...columns, ...carryColumns(carry) }, result.months, true)
+    recomputed.push({ row, columns: { ...columns, ...carryColumns(carry) } })
     previous = carry.carryOutMs
     if (locked && i >= lastScoped) break
   }
+  await writeChanged(trx, MONTH_TABLE, companyId, recomputed, result.months, true)
 }
