@@ -7,10 +7,13 @@
 
 const GLOB_SPECIAL = new Set(['*', '?', '['])
 
-/** Both one-character cases of a character, or just the character (`ß` has no one-character upper case). */
+/** A character and its other one-character cases (`ß` has no one-character upper case). */
+export const caseVariants = (char: string) => [...new Set([char, char.toLowerCase(), char.toUpperCase()].filter((c) => [...c].length === 1))]
+
+/** Both one-character cases of a character, or just the character. */
 function caseClass(char: string): string {
-  const variants = new Set([char, char.toLowerCase(), char.toUpperCase()].filter((c) => [...c].length === 1))
-  return variants.size > 1 ? `[${[...variants].join('')}]` : char
+  const variants = caseVariants(char)
+  return variants.length > 1 ? `[${variants.join('')}]` : char
 }
 
 export function likeToGlob(pattern: string): string {

@@ -8,6 +8,7 @@ import { decodeRow, encodeData } from './codec'
 import { badRequest } from './validation'
 import { checkReferences } from './references'
 import { takeUnicodeLikes } from '../db/sqlite-like'
+import { IndexedSearch, narrowBySearchIndexes, selectiveSearches } from '../db/search-index'
 
 export interface ListEnvelope<T = Row> {
   page: number
@@ -49,12 +50,17 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     return this.db(params).where(`${this.resource.table}.companyId`, this.companyId(params))
   }
 
-  /** The adapter's query plus the declaration's extra list filters (set on a find's `params.list`). */
-  createQuery(params: Params = {}) {
+  /**
+   * The adapter's query plus the declaration's extra list filters (set on a find's `params.list`)
+   * and, on SQLite, the search indexes that narrow its `$like` filters (see `find`).
+   */
+  createQuery(params: Params = {}, searches: IndexedSearch[] = []) {
     // SQLite's LIKE folds ASCII only: `$like` patterns with other letters become a GLOB (src/db/sqlite-like.ts).
     const { query, globs } = this.dbClient === 'sqlite3' && params.query ? takeUnicodeLikes(params.query) : { query: params.query, globs: [] }
     const builder = super.createQuery(globs.length ? { ...params, query } : params)
     for (const [field, glob] of globs) builder.whereRaw('?? GLOB ?', [`${this.resource.table}.${field}`, glob])
+    // A trigram index finds the candidates of an infix `$like` (pg_trgm serves ILIKE as it is); the LIKE/GLOB above decides.
+    narrowBySearchIndexes(this.knex, builder, this.resource.table, searches)
     for (const [name, values] of params.list?.extra ?? []) this.resource.extraFilters![name].apply(builder, values, params)
     return builder
   }
@@ -74,7 +80,10 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   async find(params: Params = {}): Promise<any> {
     const list = params.list ?? { page: 0, size: 10, sort: [['id', 1]], where: {} }
     const { table } = this.resource
-    const builder = this.createQuery({ ...params, query: { ...list.where, [`${table}.companyId`]: this.companyId(params) } })
+    const query = { ...list.where, [`${table}.companyId`]: this.companyId(params) }
+    // On SQLite a search index narrows a `$like` only where it is selective (src/db/search-index.ts).
+    const searches = this.dbClient === 'sqlite3' ? await selectiveSearches(params.transaction?.trx ?? this.knex, table, query) : []
+    const builder = this.createQuery({ ...params, query }, searches)
     // NULLs sort last in both directions on both databases (their defaults differ; knex's
     // SQLite emulation of `nulls last` drops the column, so the clause is written out).
     for (const [field, direction] of list.sort) builder.orderByRaw(`?? ${direction === 1 ? 'asc' : 'desc'} nulls last`, [`${table}.${field}`])
