@@ -44,7 +44,7 @@ function searchMatch(column: string, pattern: string): string | undefined {
   return runs.map((run) => `${column} : "${run.replaceAll('"', '""')}"`).join(' AND ')
 }
 
-export interface IndexedSearch {
+interface IndexedSearch {
   ftsTable: string
   match: string
 }
@@ -64,36 +64,38 @@ function indexedSearches(table: string, query: Record<string, any> = {}): Indexe
  * The index pays only while it narrows. Each candidate it names (of every company) is read by id
  * and, on the page, sorted: about ten times what the company's scan spends on one row. A word in
  * every twelfth name (2 000 of a company's 25 000 orders) cost 5-8 ms through the index against
- * 3 ms by the scan; a rare one 1 ms against 3-9 ms. At this many candidates or more, the scan runs.
+ * 3 ms by the scan; a rare one 1 ms against 3-9 ms. With this many candidates or more, the
+ * company's scan answers instead.
  */
 export const SELECTIVE_CANDIDATES = 500
 
 /**
- * The searches of a list query that the index narrows enough to use: a count of each one's
- * candidates, stopped at the bound (the index alone, no rows read).
+ * The ids a list's indexed `$like` filters can match, from the search indexes alone (no row is
+ * read): each selective filter's candidates, intersected. Undefined where no filter narrows
+ * enough to pay. The list then reads just these rows by id, so the index is consulted once per
+ * request, not again for the page and again for the count: a term made of trigrams that every
+ * row has (`K-100017` among customer numbers) costs a millisecond or more each time.
  */
-export async function selectiveSearches(db: Knex, table: string, query?: Record<string, any>): Promise<IndexedSearch[]> {
-  const selective: IndexedSearch[] = []
-  for (const search of indexedSearches(table, query)) {
-    const [{ candidates }] = await db.raw('select count(*) as candidates from (select 1 from ?? where ?? match ? limit ?)', [
-      search.ftsTable, search.ftsTable, search.match, SELECTIVE_CANDIDATES
-    ])
-    if (Number(candidates) < SELECTIVE_CANDIDATES) selective.push(search)
+export async function searchCandidates(db: Knex, table: string, query?: Record<string, any>): Promise<number[] | undefined> {
+  let candidates: number[] | undefined
+  for (const { ftsTable, match } of indexedSearches(table, query)) {
+    const rows: { id: number }[] = await db.raw('select rowid as id from ?? where ?? match ? limit ?', [ftsTable, ftsTable, match, SELECTIVE_CANDIDATES])
+    if (rows.length >= SELECTIVE_CANDIDATES) continue
+    const ids = rows.map((row) => Number(row.id))
+    candidates = candidates ? ids.filter((id) => candidates!.includes(id)) : ids
   }
-  return selective
+  return candidates
 }
 
 /**
- * Narrows a list query on SQLite to the rows its search indexes find: `id IN (the FTS5 matches)`,
- * a list SQLite builds once and reads the rows of by id. `NOT INDEXED` keeps that the only way in:
- * without statistics (a fresh or grown table) the planner would rather read every row of the
- * company through a (company_id, …) index and test each against the list, which costs what the
- * search index is there to avoid. The rowid look-up stays allowed under NOT INDEXED.
+ * Narrows a list query on SQLite to the candidates of its search indexes, read by id. `NOT
+ * INDEXED` keeps that the only way in: without statistics (a fresh or grown table) the planner
+ * would rather read every row of the company through a (company_id, …) index and test each
+ * against the list, which costs what the search index is there to avoid. The rowid look-up stays
+ * allowed under NOT INDEXED; no candidates at all is `1 = 0` (knex), no row read.
  */
-export function narrowBySearchIndexes(db: Knex, builder: Knex.QueryBuilder, table: string, searches: IndexedSearch[]) {
-  if (searches.length === 0) return
+export function narrowToCandidates(db: Knex, builder: Knex.QueryBuilder, table: string, candidates?: number[]) {
+  if (!candidates) return
   builder.from(db.raw('?? not indexed', [table]))
-  for (const { ftsTable, match } of searches) {
-    builder.whereRaw('?? in (select rowid from ?? where ?? match ?)', [`${table}.id`, ftsTable, ftsTable, match])
-  }
+  builder.whereIn(`${table}.id`, candidates)
 }

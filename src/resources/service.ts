@@ -8,7 +8,7 @@ import { decodeRow, encodeData } from './codec'
 import { badRequest } from './validation'
 import { checkReferences } from './references'
 import { takeUnicodeLikes } from '../db/sqlite-like'
-import { IndexedSearch, narrowBySearchIndexes, selectiveSearches } from '../db/search-index'
+import { narrowToCandidates, searchCandidates } from '../db/search-index'
 
 export interface ListEnvelope<T = Row> {
   page: number
@@ -52,15 +52,15 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
 
   /**
    * The adapter's query plus the declaration's extra list filters (set on a find's `params.list`)
-   * and, on SQLite, the search indexes that narrow its `$like` filters (see `find`).
+   * and, on SQLite, the candidates its search indexes give for its `$like` filters (see `find`).
    */
-  createQuery(params: Params = {}, searches: IndexedSearch[] = []) {
+  createQuery(params: Params = {}, candidates?: number[]) {
     // SQLite's LIKE folds ASCII only: `$like` patterns with other letters become a GLOB (src/db/sqlite-like.ts).
     const { query, globs } = this.dbClient === 'sqlite3' && params.query ? takeUnicodeLikes(params.query) : { query: params.query, globs: [] }
     const builder = super.createQuery(globs.length ? { ...params, query } : params)
     for (const [field, glob] of globs) builder.whereRaw('?? GLOB ?', [`${this.resource.table}.${field}`, glob])
     // A trigram index finds the candidates of an infix `$like` (pg_trgm serves ILIKE as it is); the LIKE/GLOB above decides.
-    narrowBySearchIndexes(this.knex, builder, this.resource.table, searches)
+    narrowToCandidates(this.knex, builder, this.resource.table, candidates)
     for (const [name, values] of params.list?.extra ?? []) this.resource.extraFilters![name].apply(builder, values, params)
     return builder
   }
@@ -82,8 +82,8 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     const { table } = this.resource
     const query = { ...list.where, [`${table}.companyId`]: this.companyId(params) }
     // On SQLite a search index narrows a `$like` only where it is selective (src/db/search-index.ts).
-    const searches = this.dbClient === 'sqlite3' ? await selectiveSearches(params.transaction?.trx ?? this.knex, table, query) : []
-    const builder = this.createQuery({ ...params, query }, searches)
+    const candidates = this.dbClient === 'sqlite3' ? await searchCandidates(params.transaction?.trx ?? this.knex, table, query) : undefined
+    const builder = this.createQuery({ ...params, query }, candidates)
     // NULLs sort last in both directions on both databases (their defaults differ; knex's
     // SQLite emulation of `nulls last` drops the column, so the clause is written out).
     for (const [field, direction] of list.sort) builder.orderByRaw(`?? ${direction === 1 ? 'asc' : 'desc'} nulls last`, [`${table}.${field}`])
