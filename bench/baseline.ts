@@ -3,6 +3,8 @@ import crypto from 'node:crypto'
 import http from 'node:http'
 import type { Knex } from 'knex'
 import { camelCase, createKnex } from '../src/db/knex'
+import { searchCandidates } from '../src/db/search-index'
+import { likeToGlob, needsGlob } from '../src/db/sqlite-like'
 import { calendarDay } from '../src/timesheets/calendar'
 import { currentDifferenceMs } from '../src/timesheets/aggregates'
 import { MINUTE_MS, roundMinutes } from '../src/timesheets/durations'
@@ -141,13 +143,28 @@ const positiveInt = (value: string | null) => {
 }
 
 /** The list envelope from the page query and the count query the service runs. */
-async function list(table: string, where: string, bindings: Knex.Value[], size: number, decode: (r: Row) => object) {
-  const page = await rows(q(`select "${table}".* from "${table}" where ${where} order by "${table}"."id" asc nulls last limit ?`), [...bindings, size])
-  const [{ total }] = await rows(q(`select count("${table}"."id") as "total" from "${table}" where ${where}`), bindings)
+async function list(table: string, where: string, bindings: Knex.Value[], size: number, decode: (r: Row) => object, from = `"${table}"`) {
+  const page = await rows(q(`select "${table}".* from ${from} where ${where} order by "${table}"."id" asc nulls last limit ?`), [...bindings, size])
+  const [{ total }] = await rows(q(`select count("${table}"."id") as "total" from ${from} where ${where}`), bindings)
   return { page: 0, pages: Math.ceil(Number(total) / size), size, total: Number(total), items: page.map(decode) }
 }
 
-const LIKE = isPg ? 'ilike' : 'like'
+/**
+ * The service's `name[$like]` (src/resources/service.ts): ILIKE on PostgreSQL; on SQLite a GLOB for
+ * patterns with non-ASCII letters, and the trigram index where it is selective.
+ */
+async function searchAssignments(companyId: number, pattern: string, size: number) {
+  if (isPg) return list('assignments', '"name" ilike ? and "assignments"."company_id" = ?', [pattern, companyId], size, assignment)
+  const glob = needsGlob(pattern)
+  const where = [glob ? '"assignments"."name" GLOB ?' : '"name" like ?', '"assignments"."company_id" = ?']
+  const bindings: Knex.Value[] = [glob ? likeToGlob(pattern) : pattern, companyId]
+  const candidates = await searchCandidates(db, 'assignments', { name: { $like: pattern } })
+  if (candidates) {
+    where.push(candidates.length ? `"assignments"."id" in (${candidates.map(() => '?').join(', ')})` : '1 = 0')
+    bindings.push(...candidates)
+  }
+  return list('assignments', where.join(' and '), bindings, size, assignment, candidates ? '"assignments" not indexed' : undefined)
+}
 
 async function readBody(req: http.IncomingMessage): Promise<Row> {
   const chunks: Buffer[] = []
@@ -267,7 +284,7 @@ async function route(req: http.IncomingMessage, principal: Principal): Promise<[
   if (req.method === 'GET' && pathname === '/v1/assignments') {
     const size = positiveInt(searchParams.get('size') ?? '10')
     const like = searchParams.get('name[$like]')
-    if (like !== null) return [200, await list('assignments', `"name" ${LIKE} ? and "assignments"."company_id" = ?`, [like, companyId], size, assignment)]
+    if (like !== null) return [200, await searchAssignments(companyId, like, size)]
     const user = positiveInt(searchParams.get('responsibleUserId'))
     return [200, await list('assignments', '"responsible_user_id" = ? and "assignments"."company_id" = ?', [user, companyId], size, assignment)]
   }

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex'
 import { createKnex } from '../src/db/knex'
 import type { Engine } from './datasets'
-import type { SeedInfo } from './seed'
+import { customerNumber, type SeedInfo } from './seed'
+import { narrowToCandidates, searchCandidates } from '../src/db/search-index'
 
 /**
  * The query plans of the statements the scenarios run against the big tables: every list filter
@@ -22,17 +23,28 @@ interface Statement {
 
 const MONTH = { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z' }
 
-function statements(engine: Engine, seed: SeedInfo): Statement[] {
+/** The `$like` patterns of the two search scenarios: a frequent word, and one customer's number. */
+const SEARCHES = { 'list-assignments-like': '%Kabel%', 'list-assignments-search': `%${customerNumber(17)}%` }
+
+function statements(engine: Engine, seed: SeedInfo, candidates: Record<string, number[] | undefined>): Statement[] {
   const { id: companyId, userIds } = seed.companies[0]
   const userId = userIds.at(-1)!
-  const list = (table: string, where: (q: Knex.QueryBuilder) => void) => [
-    { name: `${table}: page`, query: (db: Knex) => db(table).select(`${table}.*`).where(where).where(`${table}.companyId`, companyId).orderByRaw('?? asc nulls last', [`${table}.id`]).limit(20) },
-    { name: `${table}: count`, query: (db: Knex) => db(table).count({ total: `${table}.id` }).where(where).where(`${table}.companyId`, companyId) }
-  ]
+  const list = (table: string, where: (q: Knex.QueryBuilder) => void, narrow?: number[]) => {
+    const from = (db: Knex, builder: Knex.QueryBuilder) => {
+      narrowToCandidates(db, builder, table, narrow)
+      return builder.where(where).where(`${table}.companyId`, companyId)
+    }
+    return [
+      { name: `${table}: page`, query: (db: Knex) => from(db, db(table).select(`${table}.*`)).orderByRaw('?? asc nulls last', [`${table}.id`]).limit(20) },
+      { name: `${table}: count`, query: (db: Knex) => from(db, db(table).count({ total: `${table}.id` })) }
+    ]
+  }
   return [
     ...list('assignments', (q) => q.where('responsibleUserId', userId)).map((s) => ({ ...s, name: `list-assignments ${s.name}` })),
-    // `$like` is ilike on PostgreSQL (src/resources/service.ts).
-    ...list('assignments', (q) => q.where('name', engine === 'pg' ? 'ilike' : 'like', '%Kabel%')).map((s) => ({ ...s, name: `list-assignments-like ${s.name}` })),
+    // `$like` is ilike on PostgreSQL; on SQLite the trigram index narrows it where selective (src/resources/service.ts).
+    ...Object.entries(SEARCHES).flatMap(([scenario, pattern]) =>
+      list('assignments', (q) => q.where('name', engine === 'pg' ? 'ilike' : 'like', pattern), candidates[scenario]).map((s) => ({ ...s, name: `${scenario} ${s.name}` }))
+    ),
     ...list('time_entries', (q) => q.where('userId', userId).where('startsAt', '>=', MONTH.from).where('startsAt', '<', MONTH.to)).map((s) => ({
       ...s,
       name: `list-time-entries-month ${s.name}`
@@ -75,7 +87,11 @@ export async function queryPlans(engine: Engine, url: string, seed: SeedInfo): P
   const db = createKnex(url)
   try {
     const plans: Plan[] = []
-    for (const { name, query } of statements(engine, seed)) {
+    const candidates: Record<string, number[] | undefined> = {}
+    for (const [scenario, pattern] of Object.entries(SEARCHES)) {
+      candidates[scenario] = engine === 'sqlite' ? await searchCandidates(db, 'assignments', { name: { $like: pattern } }) : undefined
+    }
+    for (const { name, query } of statements(engine, seed, candidates)) {
       plans.push({ name, sql: query(db).toString(), plan: await explain(db, engine, query(db)) })
     }
     return plans

@@ -65,14 +65,21 @@ export interface StartOptions {
   workers: number
   /** Directory for `--cpu-prof` output (service only). */
   profileDir?: string
+  /**
+   * Another checkout to serve from (service only), e.g. a `git worktree` of an earlier commit, to
+   * measure before and after against the same data and baseline. Its migrations must include the
+   * data set's (copy newer migration files into it).
+   */
+  root?: string
 }
 
 /** `bin/crewclock serve` from the sources, as operators start it, on 127.0.0.1. */
 export async function startService(options: StartOptions): Promise<Target> {
   const port = await freePort()
   const flags = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []
-  const child = spawn(process.execPath, [...flags, path.join(ROOT, 'bin', 'crewclock'), 'serve'], {
-    cwd: ROOT,
+  const root = options.root ? path.resolve(options.root) : ROOT
+  const child = spawn(process.execPath, [...flags, path.join(root, 'bin', 'crewclock'), 'serve'], {
+    cwd: root,
     env: {
       ...process.env,
       NODE_ENV: 'production',

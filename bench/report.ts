@@ -19,7 +19,7 @@ export interface TargetCheck {
   met: boolean
 }
 
-const LISTS = ['list-assignments', 'list-assignments-like', 'list-time-entries-month']
+const LISTS = ['list-assignments', 'list-assignments-like', 'list-assignments-search', 'list-time-entries-month']
 
 export function evaluateTargets(engines: EngineResult[]): TargetCheck[] {
   const checks: TargetCheck[] = []
@@ -42,7 +42,10 @@ export function evaluateTargets(engines: EngineResult[]): TargetCheck[] {
       }
     }
     for (const row of result.scale ?? []) {
-      checks.push({ engine, workers: 1, target: `${row.name} mean latency, 1M ÷ 10k rows`, value: row.ratio, limit: `≤ ${TARGETS.listScale}`, met: row.ratio <= TARGETS.listScale })
+      // A list whose matches grow with the table (a word in every twelfth name) must count them all
+      // for the exact `total` (CONTRACT §3.1): its ratio is reported with its matches.
+      const matches = row.fullMatches !== undefined ? ` (matches ${row.fullMatches} vs ${row.smallMatches})` : ''
+      checks.push({ engine, workers: 1, target: `${row.name} mean latency, 1M ÷ 10k rows${matches}`, value: row.ratio, limit: `≤ ${TARGETS.listScale}`, met: row.ratio <= TARGETS.listScale })
     }
     const chain = result.carryChain
     if (chain && 'medianMs' in chain) {

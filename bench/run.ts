@@ -14,7 +14,7 @@ import { evaluateTargets, printRun, printScaling, printTargets, Scaling, scaling
 import { Plan, queryPlans } from './plans'
 
 /**
- * `npm run bench [-- --pg] [--workers 1,2] [--only name,...] [--duration 10] [--profile]`
+ * `npm run bench [-- --pg] [--workers 1,2] [--only name,...] [--duration 10] [--profile] [--service-root DIR]`
  *
  * Seeds (or reuses) the data sets, starts the service and the raw baseline, drives each
  * scenario with autocannon (warm-up, then the measured run; baseline first, then the service,
@@ -34,6 +34,8 @@ const { values: args } = parseArgs({
     /** `small` runs every scenario on the 10 000-row data set (a quick check of the harness). */
     scale: { type: 'string', default: 'full' },
     profile: { type: 'boolean', default: false },
+    /** Serve from another checkout (before/after in one data set; see StartOptions.root). */
+    'service-root': { type: 'string' },
     output: { type: 'string', default: path.join(BENCH_DIR, 'results.json') }
   }
 })
@@ -67,6 +69,8 @@ export interface ScenarioResult {
   baseline?: Measurement
   /** service req/s ÷ baseline req/s */
   ratio?: number
+  /** Lists: the mean `total` of the first requests of the stream (what the list matches). */
+  matches?: number
 }
 
 export interface RunResult {
@@ -78,7 +82,7 @@ export interface EngineResult {
   engine: Engine
   seed: { version: string; seconds: number; counts: Record<string, number> }
   runs: RunResult[]
-  scale?: { name: string; fullMean: number; smallMean: number; fullP50: number; smallP50: number; ratio: number; smallRows: number }[]
+  scale?: { name: string; fullMean: number; smallMean: number; fullP50: number; smallP50: number; ratio: number; smallRows: number; fullMatches?: number; smallMatches?: number }[]
   carryChain?: CarryChainResult
   plans?: Plan[]
   scaling?: Scaling[]
@@ -138,6 +142,13 @@ async function call(target: Target, seed: SeedInfo, request: BenchRequest) {
   return { status: response.status, body: await response.json().catch(() => null) }
 }
 
+/** What a list scenario matches: the mean `total` over the first requests of its stream. */
+async function meanMatches(target: Target, seed: SeedInfo, scenario: Scenario, samples = 20) {
+  let sum = 0
+  for (let n = 0; n < samples; n++) sum += (await call(target, seed, scenario.request(seed, n))).body.total
+  return Math.round((sum / samples) * 10) / 10
+}
+
 /** Differences in keys and value types (null matches anything; list items by their first one). */
 function shapeDifferences(a: unknown, b: unknown, at = ''): string[] {
   if (a === null || b === null) return []
@@ -167,7 +178,7 @@ async function checkShapes(service: Target, baseline: Target, scenarios: Scenari
 
 async function runWorkers(engine: Engine, url: string, seed: SeedInfo, workers: number, chosen: Scenario[]): Promise<RunResult> {
   log(`\n${engine}, WEB_CONCURRENCY=${workers}: ${settings.connections} connections, ${settings.warmup} s warm-up, ${settings.duration} s measured`)
-  const service = await startService({ databaseUrl: url, workers })
+  const service = await startService({ databaseUrl: url, workers, root: args['service-root'] })
   const baseline = await startBaseline({ databaseUrl: url, workers })
   try {
     await checkShapes(service, baseline, chosen, seed)
@@ -176,7 +187,8 @@ async function runWorkers(engine: Engine, url: string, seed: SeedInfo, workers: 
       const base = scenario.baseline ? await measure(baseline, scenario, seed) : undefined
       const own = await measure(service, scenario, seed)
       const ratio = base ? Math.round((own.requestsPerSecond / base.requestsPerSecond) * 1000) / 1000 : undefined
-      results.push({ name: scenario.name, title: scenario.title, kind: scenario.kind, service: own, baseline: base, ratio })
+      const matches = scenario.list ? await meanMatches(service, seed, scenario) : undefined
+      results.push({ name: scenario.name, title: scenario.title, kind: scenario.kind, service: own, baseline: base, ratio, matches })
       log(`  ${scenario.name}: service ${own.requestsPerSecond} req/s p50 ${own.p50} p99 ${own.p99}${base ? ` | baseline ${base.requestsPerSecond} req/s p50 ${base.p50} p99 ${base.p99} | ratio ${ratio}` : ''}`)
       // A scenario that answers errors measures the errors: say so loudly.
       for (const [who, m] of [['service', own], ['baseline', base]] as const) {
@@ -195,7 +207,7 @@ async function runScale(engine: Engine, full: RunResult, fullRows: number, chose
   const small = await ensureSeeded(engine, SCALES.small, args['pg-url']!, log)
   log(`\n${engine}: list latency at ${small.counts.time_entries} vs ${fullRows} time entries`)
   const url = await workingCopy(engine, small, args['pg-url']!)
-  const service = await startService({ databaseUrl: url, workers: 1 })
+  const service = await startService({ databaseUrl: url, workers: 1, root: args['service-root'] })
   try {
     const rows = []
     for (const scenario of chosen.filter((s) => s.list)) {
@@ -203,8 +215,12 @@ async function runScale(engine: Engine, full: RunResult, fullRows: number, chose
       if (!atFull) continue
       const own = await measure(service, scenario, small)
       const ratio = Math.round((atFull.service.mean / own.mean) * 100) / 100
-      rows.push({ name: scenario.name, fullMean: atFull.service.mean, smallMean: own.mean, fullP50: atFull.service.p50, smallP50: own.p50, ratio, smallRows: small.counts.time_entries })
-      log(`  ${scenario.name}: mean ${atFull.service.mean} ms (full) vs ${own.mean} ms (small): ${ratio}×`)
+      const smallMatches = await meanMatches(service, small, scenario)
+      rows.push({
+        name: scenario.name, fullMean: atFull.service.mean, smallMean: own.mean, fullP50: atFull.service.p50, smallP50: own.p50, ratio,
+        smallRows: small.counts.time_entries, fullMatches: atFull.matches, smallMatches
+      })
+      log(`  ${scenario.name}: mean ${atFull.service.mean} ms (full) vs ${own.mean} ms (small): ${ratio}×; matches ${atFull.matches} vs ${smallMatches}`)
     }
     return rows
   } finally {

@@ -1,4 +1,4 @@
-import type { SeedInfo } from './seed'
+import { customerNumber, type SeedInfo } from './seed'
 
 /**
  * What the benchmark asks of the service. Every request is drawn from the seeded data of the
@@ -63,6 +63,17 @@ export const SCENARIOS: Scenario[] = [
     baseline: true,
     list: true,
     request: (seed, n) => ({ method: 'GET', path: `/v1/assignments?name[$like]=${encodeURIComponent(`%${pick(seed.words, n)}%`)}&size=20` })
+  },
+  {
+    name: 'list-assignments-search',
+    title: "list assignments, name[$like]=%<customer number>%, size 20 (one customer's orders)",
+    kind: 'read',
+    baseline: true,
+    list: true,
+    request: (seed, n) => {
+      const customers = company(seed).customerIds.length
+      return { method: 'GET', path: `/v1/assignments?name[$like]=${encodeURIComponent(`%${customerNumber(((n * 2654435761) >>> 0) % customers)}%`)}&size=20` }
+    }
   },
   {
     name: 'list-time-entries-month',

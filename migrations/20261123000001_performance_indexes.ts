@@ -6,7 +6,7 @@ import { isPg } from '../src/db/schema-helpers'
  * `companyName[$like]=%müller%` on customers). A B-tree serves equality and prefixes only, so
  * on PostgreSQL the count of such a list scanned every row of the company (25 ms for 25 000
  * assignments, 3 ms with the index; see docs/performance.md). `ilike` uses a pg_trgm GIN index
- * as it is. SQLite has no index for an infix LIKE: nothing changes there.
+ * as it is. SQLite's counterpart is 20261123000002_sqlite_search_indexes (FTS5 trigram tables).
  *
  * pg_trgm ships with PostgreSQL (contrib) and is a trusted extension, so the database owner can
  * create it; where it is missing or not allowed the migration leaves the lists unindexed (as
