@@ -3,6 +3,7 @@ import type { Knex } from 'knex'
 import { DateTime } from 'luxon'
 import { createKnex, snakeCase } from '../src/db/knex'
 import { migrateLatest } from '../src/db/migrations'
+import { searchTables } from '../src/db/search-index'
 import { createCompany } from '../src/companies/create-company'
 import { lockUserTime, recompute, recomputeUser } from '../src/timesheets/recompute'
 import { addDays, daysFrom, monthsFrom } from '../src/timesheets/periods'
@@ -439,7 +440,7 @@ export async function ensureSeeded(engine: Engine, scale: Scale, pgBase: string,
     // Likewise SQLite's trigram indexes: each bulk transaction left a segment, which FTS5's
     // automerge would fold together as the table lives on; merged, a look-up reads one.
     if (engine === 'sqlite') {
-      for (const table of ['assignments_name_fts', 'customers_company_name_fts']) await db.raw(`insert into ??(??) values ('optimize')`, [table, table])
+      for (const table of searchTables()) await db.raw(`insert into ??(??) values ('optimize')`, [table, table])
     }
     const counts: Record<string, number> = {}
     const maxIds: Record<string, number> = {}

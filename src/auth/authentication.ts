@@ -23,7 +23,7 @@ const PRINCIPAL_COLUMNS = [
 ]
 
 /** Users that may act, with their company and role (a deactivated user authenticates nothing). */
-const activeUsers = (db: Knex, from: Knex.QueryBuilder) =>
+const activeUsers = (from: Knex.QueryBuilder) =>
   from
     .join('companies', 'companies.id', 'users.companyId')
     .join('roles', 'roles.id', 'users.roleId')
@@ -35,7 +35,7 @@ const toPrincipal = (row: any): Principal => ({
 })
 
 export async function loadPrincipal(db: Knex, companyId: number, userId: number): Promise<Principal | null> {
-  const row = await activeUsers(db, db('users')).where({ 'users.id': userId, 'users.companyId': companyId }).first(PRINCIPAL_COLUMNS)
+  const row = await activeUsers(db('users')).where({ 'users.id': userId, 'users.companyId': companyId }).first(PRINCIPAL_COLUMNS)
   return row ? toPrincipal(row) : null
 }
 
@@ -43,7 +43,7 @@ export async function loadPrincipal(db: Knex, companyId: number, userId: number)
 async function loadKeyPrincipal(db: Knex, key: { keyHash: string } | { id: number }): Promise<(Principal & { apiKeyId: number }) | null> {
   const where = 'keyHash' in key ? { 'apiKeys.keyHash': key.keyHash } : { 'apiKeys.id': key.id }
   const from = db('apiKeys').join('users', (on) => on.on('users.id', 'apiKeys.userId').andOn('users.companyId', 'apiKeys.companyId'))
-  const row = await activeUsers(db, from)
+  const row = await activeUsers(from)
     .where(where)
     .whereNull('apiKeys.revokedAt')
     .first([...PRINCIPAL_COLUMNS, 'apiKeys.id as apiKeyId', 'apiKeys.keyHash'])

@@ -15,6 +15,9 @@ const INDEXED_FIELDS: Record<string, readonly string[]> = {
 /** The FTS5 table of an indexed column, as the migration names it: `assignments_name_fts`. */
 const searchTable = (table: string, field: string) => `${table}_${snakeCase(field)}_fts`
 
+/** Every FTS5 table the indexed fields have (for maintenance such as the benchmark seed's merge). */
+export const searchTables = () => Object.entries(INDEXED_FIELDS).flatMap(([table, fields]) => fields.map((field) => searchTable(table, field)))
+
 /**
  * Where a run the index can look up ends: at a LIKE wildcard, and at a non-ASCII letter with
  * another case. FTS5 folds case with tables of Unicode 6.1, which do not pair every letter the
