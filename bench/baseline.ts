@@ -3,7 +3,8 @@ import crypto from 'node:crypto'
 import http from 'node:http'
 import type { Knex } from 'knex'
 import { camelCase, createKnex } from '../src/db/knex'
-import { searchCandidates } from '../src/db/search-index'
+import { pgNarrowedLikes, searchCandidates } from '../src/db/search-index'
+import { TrigramStatistics } from '../src/db/search-terms'
 import { likeToGlob, needsGlob } from '../src/db/sqlite-like'
 import { calendarDay } from '../src/timesheets/calendar'
 import { currentDifferenceMs } from '../src/timesheets/aggregates'
@@ -149,16 +150,25 @@ async function list(table: string, where: string, bindings: Knex.Value[], size: 
   return { page: 0, pages: Math.ceil(Number(total) / size), size, total: Number(total), items: page.map(decode) }
 }
 
+/** The service's sample of trigram counts, kept as long (src/db/search-terms.ts). */
+const trigramStatistics = new TrigramStatistics()
+
 /**
- * The service's `name[$like]` (src/resources/service.ts): ILIKE on PostgreSQL; on SQLite a GLOB for
- * patterns with non-ASCII letters, and the trigram index where it is selective.
+ * The service's `name[$like]` (src/resources/service.ts): ILIKE on PostgreSQL, looked up without
+ * its frequent trigrams where it has any; on SQLite a GLOB for patterns with non-ASCII letters, and
+ * the trigram index (looked up without them) where it is selective.
  */
 async function searchAssignments(companyId: number, pattern: string, size: number) {
-  if (isPg) return list('assignments', '"name" ilike ? and "assignments"."company_id" = ?', [pattern, companyId], size, assignment)
+  if (isPg) {
+    const [narrowed] = await pgNarrowedLikes(db, 'assignments', { name: { $like: pattern } }, trigramStatistics)
+    const likes = narrowed ? [...narrowed.parts.map(() => '"assignments"."name" ilike ?'), `("assignments"."name" || '') ilike ?`] : ['"name" ilike ?']
+    const bindings = narrowed ? [...narrowed.parts.map((part) => `%${part}%`), pattern] : [pattern]
+    return list('assignments', [...likes, '"assignments"."company_id" = ?'].join(' and '), [...bindings, companyId], size, assignment)
+  }
   const glob = needsGlob(pattern)
   const where = [glob ? '"assignments"."name" GLOB ?' : '"name" like ?', '"assignments"."company_id" = ?']
   const bindings: Knex.Value[] = [glob ? likeToGlob(pattern) : pattern, companyId]
-  const candidates = await searchCandidates(db, 'assignments', { name: { $like: pattern } })
+  const candidates = await searchCandidates(db, 'assignments', { name: { $like: pattern } }, trigramStatistics)
   if (candidates) {
     where.push(candidates.length ? `"assignments"."id" in (${candidates.map(() => '?').join(', ')})` : '1 = 0')
     bindings.push(...candidates)

@@ -2,7 +2,9 @@ import type { Knex } from 'knex'
 import { createKnex } from '../src/db/knex'
 import type { Engine } from './datasets'
 import { customerNumber, type SeedInfo } from './seed'
-import { narrowToCandidates, searchCandidates } from '../src/db/search-index'
+import { applyNarrowedLikes, narrowToCandidates, pgNarrowedLikes, searchCandidates } from '../src/db/search-index'
+import { TrigramStatistics } from '../src/db/search-terms'
+import type { SearchPlan } from '../src/resources/service'
 
 /**
  * The query plans of the statements the scenarios run against the big tables: every list filter
@@ -26,7 +28,7 @@ const MONTH = { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z'
 /** The `$like` patterns of the two search scenarios: a frequent word, and one customer's number. */
 const SEARCHES = { 'list-assignments-like': '%Kabel%', 'list-assignments-search': `%${customerNumber(17)}%` }
 
-function statements(engine: Engine, seed: SeedInfo, candidates: Record<string, number[] | undefined>): Statement[] {
+function statements(engine: Engine, seed: SeedInfo, searches: Record<string, SearchPlan>): Statement[] {
   const { id: companyId, userIds } = seed.companies[0]
   const userId = userIds.at(-1)!
   const list = (table: string, where: (q: Knex.QueryBuilder) => void, narrow?: number[]) => {
@@ -41,10 +43,13 @@ function statements(engine: Engine, seed: SeedInfo, candidates: Record<string, n
   }
   return [
     ...list('assignments', (q) => q.where('responsibleUserId', userId)).map((s) => ({ ...s, name: `list-assignments ${s.name}` })),
-    // `$like` is ilike on PostgreSQL; on SQLite the trigram index narrows it where selective (src/resources/service.ts).
-    ...Object.entries(SEARCHES).flatMap(([scenario, pattern]) =>
-      list('assignments', (q) => q.where('name', engine === 'pg' ? 'ilike' : 'like', pattern), candidates[scenario]).map((s) => ({ ...s, name: `${scenario} ${s.name}` }))
-    ),
+    // `$like` is ilike on PostgreSQL, looked up without its frequent trigrams; on SQLite the trigram
+    // index narrows it where selective (src/resources/service.ts).
+    ...Object.entries(SEARCHES).flatMap(([scenario, pattern]) => {
+      const { candidates, narrowed = [] } = searches[scenario]
+      const where = (q: Knex.QueryBuilder) => (narrowed.length ? applyNarrowedLikes(q, 'assignments', narrowed) : q.where('name', engine === 'pg' ? 'ilike' : 'like', pattern))
+      return list('assignments', where, candidates).map((s) => ({ ...s, name: `${scenario} ${s.name}` }))
+    }),
     ...list('time_entries', (q) => q.where('userId', userId).where('startsAt', '>=', MONTH.from).where('startsAt', '<', MONTH.to)).map((s) => ({
       ...s,
       name: `list-time-entries-month ${s.name}`
@@ -87,11 +92,14 @@ export async function queryPlans(engine: Engine, url: string, seed: SeedInfo): P
   const db = createKnex(url)
   try {
     const plans: Plan[] = []
-    const candidates: Record<string, number[] | undefined> = {}
+    const statistics = new TrigramStatistics()
+    const searches: Record<string, SearchPlan> = {}
     for (const [scenario, pattern] of Object.entries(SEARCHES)) {
-      candidates[scenario] = engine === 'sqlite' ? await searchCandidates(db, 'assignments', { name: { $like: pattern } }) : undefined
+      const query = { name: { $like: pattern } }
+      searches[scenario] =
+        engine === 'sqlite' ? { candidates: await searchCandidates(db, 'assignments', query, statistics) } : { narrowed: await pgNarrowedLikes(db, 'assignments', query, statistics) }
     }
-    for (const { name, query } of statements(engine, seed, candidates)) {
+    for (const { name, query } of statements(engine, seed, searches)) {
       plans.push({ name, sql: query(db).toString(), plan: await explain(db, engine, query(db)) })
     }
     return plans

@@ -1,11 +1,13 @@
 import type { Knex } from 'knex'
 import { snakeCase } from './knex'
 import { caseVariants } from './sqlite-like'
+import { fts5Trigrams, pgTrgmTrigrams, selectiveParts, TrigramStatistics } from './search-terms'
 
 /**
- * SQLite's substring indexes (migrations/20261123000002_sqlite_search_indexes.ts): per table, the
- * fields whose `$like` filters an FTS5 trigram table can narrow. PostgreSQL needs nothing here:
- * its pg_trgm indexes serve ILIKE as it is.
+ * The substring indexes: per table, the fields whose `$like` filters a trigram index can narrow.
+ * SQLite has an FTS5 trigram table per field (migrations/20261123000002_sqlite_search_indexes.ts),
+ * PostgreSQL a pg_trgm GIN index (migrations/20261123000001_performance_indexes.ts) that serves
+ * ILIKE as it is, but for the frequent trigrams of a term (see src/db/search-terms.ts).
  */
 const INDEXED_FIELDS: Record<string, readonly string[]> = {
   assignments: ['name'],
@@ -19,12 +21,12 @@ const searchTable = (table: string, field: string) => `${table}_${snakeCase(fiel
 export const searchTables = () => Object.entries(INDEXED_FIELDS).flatMap(([table, fields]) => fields.map((field) => searchTable(table, field)))
 
 /**
- * Where a run the index can look up ends: at a LIKE wildcard, and at a non-ASCII letter with
- * another case. FTS5 folds case with tables of Unicode 6.1, which do not pair every letter the
- * GLOB of src/db/sqlite-like.ts lists both cases of (`Ϳ`/`ϳ` and other later additions): such a
- * letter in a phrase would miss rows the GLOB matches. ASCII letters fold alike in both.
+ * Where a run the index can look up ends: at a LIKE wildcard or escape (`\\` on PostgreSQL), and
+ * at a non-ASCII letter with another case. FTS5 folds case with tables of Unicode 6.1, which do not
+ * pair every letter the GLOB of src/db/sqlite-like.ts lists both cases of (`Ϳ`/`ϳ` and other later
+ * additions): such a letter in a phrase would miss rows the GLOB matches. ASCII letters fold alike.
  */
-const endsRun = (char: string) => char === '%' || char === '_' || (char > '\x7f' && caseVariants(char).length > 1)
+const endsRun = (char: string) => char === '%' || char === '_' || char === '\\' || (char > '\x7f' && caseVariants(char).length > 1)
 
 /** The parts of a LIKE pattern the index can look up: runs of at least three characters (a trigram). */
 function searchableRuns(pattern: string): string[] {
@@ -37,19 +39,16 @@ function searchableRuns(pattern: string): string[] {
 }
 
 /**
- * An FTS5 query that every value matching the LIKE pattern matches too: each run a phrase (its
- * consecutive trigrams), all required. It ignores the runs' order and the pattern's anchoring,
+ * An FTS5 query that every value matching the LIKE pattern matches too: each part a phrase (its
+ * consecutive trigrams), all required. It ignores the parts' order and the pattern's anchoring,
  * so it only narrows: the LIKE (or GLOB) stays in the query and decides.
  */
-function searchMatch(column: string, pattern: string): string | undefined {
-  const runs = searchableRuns(pattern)
-  if (runs.length === 0) return undefined
-  return runs.map((run) => `${column} : "${run.replaceAll('"', '""')}"`).join(' AND ')
-}
+const ftsMatch = (column: string, parts: string[]) => parts.map((part) => `${column} : "${part.replaceAll('"', '""')}"`).join(' AND ')
 
 interface IndexedSearch {
-  ftsTable: string
-  match: string
+  field: string
+  pattern: string
+  runs: string[]
 }
 
 /** The `$like` filters of a query (in adapter syntax) that a search index can narrow. */
@@ -57,8 +56,8 @@ function indexedSearches(table: string, query: Record<string, any> = {}): Indexe
   const searches: IndexedSearch[] = []
   for (const field of INDEXED_FIELDS[table] ?? []) {
     const pattern = query[field]?.$like
-    const match = typeof pattern === 'string' ? searchMatch(snakeCase(field), pattern) : undefined
-    if (match) searches.push({ ftsTable: searchTable(table, field), match })
+    const runs = typeof pattern === 'string' ? searchableRuns(pattern) : []
+    if (runs.length > 0) searches.push({ field, pattern, runs })
   }
   return searches
 }
@@ -76,15 +75,18 @@ export const SELECTIVE_CANDIDATES = 500
  * The ids a list's indexed `$like` filters can match, from the search indexes alone (no row is
  * read): each selective filter's candidates, intersected. Undefined where no filter narrows
  * enough to pay. The list then reads just these rows by id, so the index is consulted once per
- * request, not again for the page and again for the count: a term made of trigrams that every
- * row has (`K-100017` among customer numbers) costs a millisecond or more each time.
+ * request, not again for the page and again for the count. With `statistics`, each filter looks
+ * up only the parts of its pattern without a frequent trigram (src/db/search-terms.ts).
  */
-export async function searchCandidates(db: Knex, table: string, query?: Record<string, any>): Promise<number[] | undefined> {
+export async function searchCandidates(db: Knex, table: string, query?: Record<string, any>, statistics?: TrigramStatistics): Promise<number[] | undefined> {
   let candidates: number[] | undefined
-  for (const { ftsTable, match } of indexedSearches(table, query)) {
-    const rows: { id: number }[] = await db.raw('select rowid as id from ?? where ?? match ? limit ?', [ftsTable, ftsTable, match, SELECTIVE_CANDIDATES])
-    if (rows.length >= SELECTIVE_CANDIDATES) continue
-    const ids = rows.map((row) => Number(row.id))
+  for (const { field, runs } of indexedSearches(table, query)) {
+    const ftsTable = searchTable(table, field)
+    const parts = statistics ? selectiveParts(runs, fts5Trigrams, await statistics.counts(db, table, field, fts5Trigrams)) : runs
+    const match = ftsMatch(snakeCase(field), parts)
+    const found: { id: number }[] = await db.raw('select rowid as id from ?? where ?? match ? limit ?', [ftsTable, ftsTable, match, SELECTIVE_CANDIDATES])
+    if (found.length >= SELECTIVE_CANDIDATES) continue
+    const ids = found.map((row) => Number(row.id))
     candidates = candidates ? ids.filter((id) => candidates!.includes(id)) : ids
   }
   return candidates
@@ -101,4 +103,37 @@ export function narrowToCandidates(db: Knex, builder: Knex.QueryBuilder, table: 
   if (!candidates) return
   builder.from(db.raw('?? not indexed', [table]))
   builder.whereIn(`${table}.id`, candidates)
+}
+
+/** A `$like` whose frequent trigrams PostgreSQL's index should not read: it looks up `parts`. */
+export interface NarrowedLike {
+  field: string
+  pattern: string
+  parts: string[]
+}
+
+/**
+ * On PostgreSQL, the indexed `$like` filters of a query with a trigram that most rows have, and
+ * the parts of their patterns to look up instead (src/db/search-terms.ts). Filters without one
+ * are left to the planner as they are.
+ */
+export async function pgNarrowedLikes(db: Knex, table: string, query: Record<string, any> | undefined, statistics: TrigramStatistics): Promise<NarrowedLike[]> {
+  const narrowed: NarrowedLike[] = []
+  for (const { field, pattern, runs } of indexedSearches(table, query)) {
+    const parts = selectiveParts(runs, pgTrgmTrigrams, await statistics.counts(db, table, field, pgTrgmTrigrams))
+    if (parts !== runs) narrowed.push({ field, pattern, parts })
+  }
+  return narrowed
+}
+
+/**
+ * Writes narrowed `$like` filters (whose own `$like` the caller took out of the adapter query):
+ * the parts as ILIKEs the trigram index answers, and the pattern itself on an expression the index
+ * does not cover (`name || ''`), so that it decides without its frequent trigrams being read.
+ */
+export function applyNarrowedLikes(builder: Knex.QueryBuilder, table: string, narrowed: NarrowedLike[]) {
+  for (const { field, pattern, parts } of narrowed) {
+    for (const part of parts) builder.whereRaw('?? ilike ?', [`${table}.${field}`, `%${part}%`])
+    builder.whereRaw(`(?? || '') ilike ?`, [`${table}.${field}`, pattern])
+  }
 }

@@ -8,7 +8,17 @@ import { decodeRow, encodeData } from './codec'
 import { badRequest } from './validation'
 import { checkReferences } from './references'
 import { takeUnicodeLikes } from '../db/sqlite-like'
-import { narrowToCandidates, searchCandidates } from '../db/search-index'
+import { applyNarrowedLikes, narrowToCandidates, NarrowedLike, pgNarrowedLikes, searchCandidates } from '../db/search-index'
+import { TrigramStatistics } from '../db/search-terms'
+
+/**
+ * How a list's `$like` filters use the trigram indexes (src/db/search-index.ts): on SQLite the ids
+ * the index names, on PostgreSQL the filters to look up without their frequent trigrams.
+ */
+export interface SearchPlan {
+  candidates?: number[]
+  narrowed?: NarrowedLike[]
+}
 
 export interface ListEnvelope<T = Row> {
   page: number
@@ -18,11 +28,26 @@ export interface ListEnvelope<T = Row> {
   items: T[]
 }
 
+/** A query without the `$like` of the narrowed filters: `applyNarrowedLikes` writes them. */
+function withoutLikes(query: Record<string, any> | undefined, narrowed: NarrowedLike[]) {
+  if (!query || narrowed.length === 0) return query
+  const rest = { ...query }
+  for (const { field } of narrowed) {
+    const { $like: _, ...others } = rest[field]
+    if (Object.keys(others).length > 0) rest[field] = others
+    else delete rest[field]
+  }
+  return rest
+}
+
 /**
  * The one service class behind every declared resource: company-scoped reads, the list
  * envelope, and writes that run their checks, row, join tables and re-read in one transaction.
  */
 export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
+  /** Samples of the indexed columns' trigram counts, for the search plan. */
+  readonly trigramStatistics = new TrigramStatistics()
+
   constructor(
     readonly resource: Resource,
     readonly knex: Knex,
@@ -52,15 +77,17 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
 
   /**
    * The adapter's query plus the declaration's extra list filters (set on a find's `params.list`)
-   * and, on SQLite, the candidates its search indexes give for its `$like` filters (see `find`).
+   * and how its `$like` filters use the search indexes (see `find`).
    */
-  createQuery(params: Params = {}, candidates?: number[]) {
+  createQuery(params: Params = {}, search: SearchPlan = {}) {
     // SQLite's LIKE folds ASCII only: `$like` patterns with other letters become a GLOB (src/db/sqlite-like.ts).
     const { query, globs } = this.dbClient === 'sqlite3' && params.query ? takeUnicodeLikes(params.query) : { query: params.query, globs: [] }
-    const builder = super.createQuery(globs.length ? { ...params, query } : params)
+    const narrowed = search.narrowed ?? []
+    const builder = super.createQuery(globs.length || narrowed.length ? { ...params, query: withoutLikes(query, narrowed) } : params)
     for (const [field, glob] of globs) builder.whereRaw('?? GLOB ?', [`${this.resource.table}.${field}`, glob])
-    // A trigram index finds the candidates of an infix `$like` (pg_trgm serves ILIKE as it is); the LIKE/GLOB above decides.
-    narrowToCandidates(this.knex, builder, this.resource.table, candidates)
+    // A trigram index finds the candidates of an infix `$like`; the LIKE/GLOB decides.
+    narrowToCandidates(this.knex, builder, this.resource.table, search.candidates)
+    applyNarrowedLikes(builder, this.resource.table, narrowed)
     for (const [name, values] of params.list?.extra ?? []) this.resource.extraFilters![name].apply(builder, values, params)
     return builder
   }
@@ -81,9 +108,7 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     const list = params.list ?? { page: 0, size: 10, sort: [['id', 1]], where: {} }
     const { table } = this.resource
     const query = { ...list.where, [`${table}.companyId`]: this.companyId(params) }
-    // On SQLite a search index narrows a `$like` only where it is selective (src/db/search-index.ts).
-    const candidates = this.dbClient === 'sqlite3' ? await searchCandidates(params.transaction?.trx ?? this.knex, table, query) : undefined
-    const builder = this.createQuery({ ...params, query }, candidates)
+    const builder = this.createQuery({ ...params, query }, await this.searchPlan(params, query))
     // NULLs sort last in both directions on both databases (their defaults differ; knex's
     // SQLite emulation of `nulls last` drops the column, so the clause is written out).
     for (const [field, direction] of list.sort) builder.orderByRaw(`?? ${direction === 1 ? 'asc' : 'desc'} nulls last`, [`${table}.${field}`])
@@ -101,6 +126,17 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       items: await this.decode(result.data, this.contextFor(params, 'find'))
     }
     return envelope
+  }
+
+  /**
+   * On SQLite a search index narrows a `$like` only where it is selective; on PostgreSQL a term's
+   * frequent trigrams are left out of the index look-up (src/db/search-index.ts).
+   */
+  private async searchPlan(params: Params, query: Record<string, any>): Promise<SearchPlan> {
+    const db = params.transaction?.trx ?? this.knex
+    const { table } = this.resource
+    if (this.dbClient === 'sqlite3') return { candidates: await searchCandidates(db, table, query, this.trigramStatistics) }
+    return { narrowed: await pgNarrowedLikes(db, table, query, this.trigramStatistics) }
   }
 
   async getRow(id: Id, params: Params): Promise<Row> {

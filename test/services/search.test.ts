@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
 import { SELECTIVE_CANDIDATES, searchCandidates } from '../../src/db/search-index'
+import { pgTrgmTrigrams } from '../../src/db/search-terms'
 
 /**
  * `[$like]` searches on the indexed text fields (assignments' name, customers' companyName): the
@@ -149,6 +150,66 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
     assert.deepEqual(await customerNames('%heizung%'), [])
   })
 
+  it('looks up only the rare part of a term whose other trigrams most rows share, with the same answers', async () => {
+    const { knex, app } = suite.server()
+    const c = await suite.company()
+    customers.set(c, (await c.api.post('/v1/customers', { companyName: 'Kunde' })).body.id)
+    // `QXZ-` in a third of all assignments or more: too frequent for the index to read.
+    const [{ existing }] = await knex('assignments').count({ existing: 'id' })
+    const orders = Math.max(300, Math.ceil(Number(existing) / 2))
+    const created = new Map<number, string>()
+    for (let i = 0; i < orders; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, orders - i) }, async (_, k) => {
+          const name = `Wartung QXZ-${String(i + k).padStart(3, '0')}`
+          created.set(await newAssignment(c, name), name)
+        })
+      )
+    }
+    // Decoys: the rare part without the frequent one, and the whole term in another company.
+    await newAssignment(c, 'Altbau Z-017 und -01')
+    await newAssignment(b, 'Wartung QXZ-017')
+    ;(app.service('v1/assignments') as any).trigramStatistics.clear()
+
+    const statements: { sql: string; bindings: unknown[] }[] = []
+    const record = (query: { sql: string; bindings?: unknown[] }) => statements.push({ sql: query.sql, bindings: query.bindings ?? [] })
+    knex.on('query', record)
+    try {
+      assert.deepEqual(await names(c, '%QXZ-017%'), ['Wartung QXZ-017'])
+    } finally {
+      knex.off('query', record)
+    }
+    const lookedUp = suite.db.name === 'sqlite'
+      ? statements.filter(({ sql }) => / match /i.test(sql)).map(({ bindings }) => String(bindings[0]))
+      : statements.filter(({ sql }) => /\|\| ''\) ilike/.test(sql)).flatMap(({ bindings }) => bindings.filter((value) => typeof value === 'string' && value !== '%QXZ-017%').map(String))
+    assert.ok(lookedUp.length > 0, statements.map(({ sql }) => sql).join('\n'))
+    for (const term of lookedUp) {
+      assert.match(term, /017/, term)
+      assert.doesNotMatch(term, /qxz/i, `the frequent trigrams are not looked up: ${term}`)
+    }
+
+    assert.deepEqual(await names(c, '%qxz-017'), ['Wartung QXZ-017'])
+    assert.deepEqual(await names(c, 'wartung qxz-017'), ['Wartung QXZ-017'])
+    assert.deepEqual(await names(c, '%QXZ-017x%'), [])
+    const tens = [...created].filter(([, name]) => /QXZ-01\d$/.test(name)).sort(([x], [y]) => x - y)
+    const page = await c.api.get('/v1/assignments', { 'name[$like]': '%QXZ-01%', size: 4, page: 2 })
+    assert.equal(page.status, 200)
+    assert.deepEqual([page.body.total, page.body.pages, page.body.items.map((item: { id: number }) => item.id)], [10, 3, tens.slice(8).map(([id]) => id)])
+    assert.deepEqual(await search(b, '%QXZ-017%'), { names: ['Wartung QXZ-017'], total: 1 })
+  })
+
+  if (suite.db.name === 'postgres') {
+    it("[postgres] counts a value's trigrams as pg_trgm makes them", async () => {
+      const { knex } = suite.server()
+      for (const value of ['Dach Bahnhofstraße 102 · K-100031', 'Wartung QXZ-017', 'a-b c', 'Zoll 5" Rohr', 'x', '  Città alta 7a-b ']) {
+        const { rows } = await knex.raw('select show_trgm(?) as trigrams', [value])
+        // pg_trgm shows a trigram of more than three bytes as its hash (`0x…`): compared are the others.
+        const expected = (rows[0].trigrams as string[]).filter((trigram) => !trigram.startsWith('0x')).sort()
+        assert.deepEqual(pgTrgmTrigrams.ofValue(value).filter((trigram) => /^[\x00-\x7f]*$/.test(trigram)).sort(), expected, value)
+      }
+    })
+  }
+
   if (suite.db.name === 'sqlite') {
     const FTS_TABLES = ['assignments_name_fts', 'customers_company_name_fts']
 
@@ -165,7 +226,7 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
       const where = { name: { $like: '%ölbrenner%' }, 'assignments.companyId': a.id }
       const candidates = await searchCandidates(knex, 'assignments', where)
       assert.deepEqual(candidates, [id])
-      const query = service.createQuery({ company: { id: a.id }, query: where }, candidates)
+      const query = service.createQuery({ company: { id: a.id }, query: where }, { candidates })
       const plan = ((await knex.raw(`explain query plan ${query.toSQL().sql}`, query.toSQL().bindings)) as { detail: string }[]).map((row) => row.detail)
       assert.ok(plan.some((step) => /SEARCH assignments USING INTEGER PRIMARY KEY/.test(step)), plan.join('\n'))
       assert.ok(!plan.some((step) => /assignments USING .*INDEX assignments_company/.test(step)), plan.join('\n'))
