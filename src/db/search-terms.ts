@@ -68,8 +68,11 @@ export interface TrigramCounts {
 const FREQUENT_FACTOR = 8
 /** ...and in this share of the table's rows: it narrows little, and its posting list is long. */
 const FREQUENT_SHARE = 0.25
-/** Longer runs are looked up whole: the choice below tries every part of a run. */
-const MAX_RUN = 64
+/**
+ * Longer patterns are looked up whole: the choice below tries every part of a run (under a
+ * millisecond for 24 characters, once per pattern and sample).
+ */
+const MAX_CHOICE = 24
 
 /**
  * The texts to look up instead of `runs` (each a literal part of the pattern, so every match
@@ -77,8 +80,25 @@ const MAX_RUN = 64
  * itself where no trigram is frequent, or where no part without one is left.
  */
 export function selectiveParts(runs: string[], scheme: TrigramScheme, counts: TrigramCounts): string[] {
+  let chosen = choices.get(counts)
+  if (!chosen) choices.set(counts, (chosen = new Map()))
+  const key = runs.join('\u0000')
+  const known = chosen.get(key)
+  if (known) return known === KEEP ? runs : known
+  if (chosen.size >= MAX_CHOICES) chosen.clear()
+  const parts = chooseParts(runs, scheme, counts)
+  chosen.set(key, parts === runs ? KEEP : parts)
+  return parts
+}
+
+/** The choices made with a sample's counts, by pattern: they hold as long as the sample. */
+const choices = new WeakMap<TrigramCounts, Map<string, string[]>>()
+const KEEP: string[] = []
+const MAX_CHOICES = 10_000
+
+function chooseParts(runs: string[], scheme: TrigramScheme, counts: TrigramCounts): string[] {
   const rows = runs.flatMap(scheme.ofPattern).map((trigram) => counts.rows(trigram))
-  if (rows.length === 0 || runs.some((run) => [...run].length > MAX_RUN)) return runs
+  if (rows.length === 0 || runs.reduce((length, run) => length + [...run].length, 0) > MAX_CHOICE) return runs
   const limit = Math.max(FREQUENT_FACTOR * Math.min(...rows), FREQUENT_SHARE * counts.total)
   if (rows.every((count) => count <= limit)) return runs
   const infrequent = (text: string) => {

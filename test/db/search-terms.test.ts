@@ -39,6 +39,9 @@ describe('search terms: which parts of a $like a trigram index looks up', () => 
     assert.equal(selectiveParts(runs, fts5Trigrams, counts(50_000, { kab: 10 }, 4_000)), runs)
     // A word in every row: nothing rarer to look up instead.
     assert.deepEqual(selectiveParts(['abc'], fts5Trigrams, counts(50_000, {}, 50_000)), ['abc'])
+    // A long pattern is selective by itself: it is not taken apart.
+    const long = ['Hauptstraße 12, K-100017, 2. OG']
+    assert.equal(selectiveParts(long, fts5Trigrams, counts(50_000, { 'k-1': 50_000, '-10': 50_000 })), long)
     // pg_trgm has no trigram for a one-letter word: K-1's only one (`  1`) is frequent, and stays.
     assert.equal(selectiveParts(['K-1'], pgTrgmTrigrams, counts(50_000, { '  1': 50_000 })).join(), 'K-1')
   })
