@@ -146,7 +146,7 @@ const positiveInt = (value: string | null) => {
 /** The list envelope from the page query and the count query the service runs. */
 async function list(table: string, where: string, bindings: Knex.Value[], size: number, decode: (r: Row) => object, from = `"${table}"`) {
   const page = await rows(q(`select "${table}".* from ${from} where ${where} order by "${table}"."id" asc nulls last limit ?`), [...bindings, size])
-  const [{ total }] = await rows(q(`select count("${table}"."id") as "total" from ${from} where ${where}`), bindings)
+  const [{ total }] = await rows(q(`select count(*) as "total" from ${from} where ${where}`), bindings)
   return { page: 0, pages: Math.ceil(Number(total) / size), size, total: Number(total), items: page.map(decode) }
 }
 

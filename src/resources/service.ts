@@ -1,4 +1,4 @@
-import { KnexAdapter } from '@feathersjs/knex'
+import { errorHandler, KnexAdapter } from '@feathersjs/knex'
 import { BadRequest, GeneralError, NotFound } from '@feathersjs/errors'
 import type { Knex } from 'knex'
 import type { Id } from '@feathersjs/feathers'
@@ -112,18 +112,19 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     // NULLs sort last in both directions on both databases (their defaults differ; knex's
     // SQLite emulation of `nulls last` drops the column, so the clause is written out).
     for (const [field, direction] of list.sort) builder.orderByRaw(`?? ${direction === 1 ? 'asc' : 'desc'} nulls last`, [`${table}.${field}`])
-    const result = (await this._find({
-      ...params,
-      knex: builder,
-      query: { $limit: list.size, $skip: list.page * list.size },
-      paginate: { default: list.size, max: 20 }
-    })) as { total: number; data: Row[] }
+    // `count(*)`, not the adapter's `count(id)`: PostgreSQL can count from the filter's index
+    // alone, where `count(id)` reads every matching row from the table for its id.
+    const counting = builder.clone().clearSelect().clearOrder().count({ total: '*' })
+    builder.limit(list.size)
+    if (list.page > 0) builder.offset(list.page * list.size)
+    const rows: Row[] = await builder.catch(errorHandler)
+    const [{ total }] = await counting.catch(errorHandler)
     const envelope: ListEnvelope = {
       page: list.page,
-      pages: Math.ceil(result.total / list.size),
+      pages: Math.ceil(Number(total) / list.size),
       size: list.size,
-      total: result.total,
-      items: await this.decode(result.data, this.contextFor(params, 'find'))
+      total: Number(total),
+      items: await this.decode(rows, this.contextFor(params, 'find'))
     }
     return envelope
   }
