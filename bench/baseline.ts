@@ -3,8 +3,7 @@ import crypto from 'node:crypto'
 import http from 'node:http'
 import type { Knex } from 'knex'
 import { camelCase, createKnex } from '../src/db/knex'
-import { pgNarrowedLikes, searchCandidates } from '../src/db/search-index'
-import { TrigramStatistics } from '../src/db/search-terms'
+import { pgNarrowedLikes, searchCandidates, searchStatistics } from '../src/db/search-index'
 import { likeToGlob, needsGlob } from '../src/db/sqlite-like'
 import { calendarDay } from '../src/timesheets/calendar'
 import { currentDifferenceMs } from '../src/timesheets/aggregates'
@@ -151,7 +150,7 @@ async function list(table: string, where: string, bindings: Knex.Value[], size: 
 }
 
 /** The service's sample of trigram counts, kept as long (src/db/search-terms.ts). */
-const trigramStatistics = new TrigramStatistics()
+const trigramStatistics = searchStatistics(isPg ? 'pg' : 'sqlite3')
 
 /**
  * The service's `name[$like]` (src/resources/service.ts): ILIKE on PostgreSQL, looked up without

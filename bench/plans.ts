@@ -2,8 +2,7 @@ import type { Knex } from 'knex'
 import { createKnex } from '../src/db/knex'
 import type { Engine } from './datasets'
 import { customerNumber, type SeedInfo } from './seed'
-import { applyNarrowedLikes, narrowToCandidates, pgNarrowedLikes, searchCandidates } from '../src/db/search-index'
-import { TrigramStatistics } from '../src/db/search-terms'
+import { applyNarrowedLikes, narrowToCandidates, pgNarrowedLikes, searchCandidates, searchStatistics } from '../src/db/search-index'
 import type { SearchPlan } from '../src/resources/service'
 
 /**
@@ -92,7 +91,7 @@ export async function queryPlans(engine: Engine, url: string, seed: SeedInfo): P
   const db = createKnex(url)
   try {
     const plans: Plan[] = []
-    const statistics = new TrigramStatistics()
+    const statistics = searchStatistics(engine === 'pg' ? 'pg' : 'sqlite3')
     const searches: Record<string, SearchPlan> = {}
     for (const [scenario, pattern] of Object.entries(SEARCHES)) {
       const query = { name: { $like: pattern } }

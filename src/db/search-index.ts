@@ -1,7 +1,7 @@
 import type { Knex } from 'knex'
-import { snakeCase } from './knex'
+import { DatabaseClient, snakeCase } from './knex'
 import { caseVariants } from './sqlite-like'
-import { fts5Trigrams, pgTrgmTrigrams, selectiveParts, TrigramStatistics } from './search-terms'
+import { fts5Trigrams, pgTrgmTrigrams, TrigramStatistics } from './search-terms'
 
 /**
  * The substring indexes: per table, the fields whose `$like` filters a trigram index can narrow.
@@ -13,6 +13,9 @@ const INDEXED_FIELDS: Record<string, readonly string[]> = {
   assignments: ['name'],
   customers: ['companyName']
 }
+
+/** Trigram counts for the search plan, counted the way the engine's index makes trigrams. */
+export const searchStatistics = (client: DatabaseClient) => new TrigramStatistics(client === 'pg' ? pgTrgmTrigrams : fts5Trigrams)
 
 /** The FTS5 table of an indexed column, as the migration names it: `assignments_name_fts`. */
 const searchTable = (table: string, field: string) => `${table}_${snakeCase(field)}_fts`
@@ -82,7 +85,7 @@ export async function searchCandidates(db: Knex, table: string, query?: Record<s
   let candidates: number[] | undefined
   for (const { field, runs } of indexedSearches(table, query)) {
     const ftsTable = searchTable(table, field)
-    const parts = statistics ? selectiveParts(runs, fts5Trigrams, await statistics.counts(db, table, field, fts5Trigrams)) : runs
+    const parts = statistics ? await statistics.parts(db, table, field, runs) : runs
     const match = ftsMatch(snakeCase(field), parts)
     const found: { id: number }[] = await db.raw('select rowid as id from ?? where ?? match ? limit ?', [ftsTable, ftsTable, match, SELECTIVE_CANDIDATES])
     if (found.length >= SELECTIVE_CANDIDATES) continue
@@ -120,7 +123,7 @@ export interface NarrowedLike {
 export async function pgNarrowedLikes(db: Knex, table: string, query: Record<string, any> | undefined, statistics: TrigramStatistics): Promise<NarrowedLike[]> {
   const narrowed: NarrowedLike[] = []
   for (const { field, pattern, runs } of indexedSearches(table, query)) {
-    const parts = selectiveParts(runs, pgTrgmTrigrams, await statistics.counts(db, table, field, pgTrgmTrigrams))
+    const parts = await statistics.parts(db, table, field, runs)
     if (parts !== runs) narrowed.push({ field, pattern, parts })
   }
   return narrowed

@@ -134,36 +134,33 @@ interface Sample {
 
 /**
  * Trigram counts per indexed column, estimated from a sample of 2 000 rows drawn by random id
- * (a table of up to 4 000 ids is read whole), taken again after ten minutes. One per service; the
- * same on both engines, each counting trigrams its own way. A trigram the sample lacks counts as
- * rare.
+ * (a table of up to 4 000 ids is read whole), taken again after ten minutes, and counted the way
+ * `scheme` (the engine's index) makes trigrams. One per service. A trigram the sample lacks counts
+ * as rare.
  */
 export class TrigramStatistics {
-  private samples = new Map<string, { sample: Promise<Sample>; at: number }>()
-  private counted = new WeakMap<Promise<Sample>, Map<TrigramScheme, Promise<TrigramCounts>>>()
+  private counted = new Map<string, { counts: Promise<TrigramCounts>; at: number }>()
+
+  constructor(readonly scheme: TrigramScheme) {}
 
   /** Forgets every sample: the next search takes a new one (a test after filling a table). */
   clear() {
-    this.samples.clear()
+    this.counted.clear()
   }
 
-  counts(db: Knex, table: string, column: string, scheme: TrigramScheme): Promise<TrigramCounts> {
-    const sample = this.sample(db, table, column)
-    let byScheme = this.counted.get(sample)
-    if (!byScheme) this.counted.set(sample, (byScheme = new Map()))
-    let counts = byScheme.get(scheme)
-    if (!counts) byScheme.set(scheme, (counts = sample.then((taken) => countTrigrams(taken, scheme))))
-    return counts
+  /** The parts of `runs` (of a `$like` on `table.column`) to look up: see `selectiveParts`. */
+  async parts(db: Knex, table: string, column: string, runs: string[]): Promise<string[]> {
+    return selectiveParts(runs, this.scheme, await this.counts(db, table, column))
   }
 
-  private sample(db: Knex, table: string, column: string): Promise<Sample> {
+  private counts(db: Knex, table: string, column: string): Promise<TrigramCounts> {
     const key = `${table}.${column}`
-    const cached = this.samples.get(key)
-    if (cached && Date.now() - cached.at < SAMPLE_TTL_MS) return cached.sample
-    const sample = takeSample(db, table, column)
-    this.samples.set(key, { sample, at: Date.now() })
-    sample.catch(() => this.samples.delete(key))
-    return sample
+    const cached = this.counted.get(key)
+    if (cached && Date.now() - cached.at < SAMPLE_TTL_MS) return cached.counts
+    const counts = takeSample(db, table, column).then((sample) => countTrigrams(sample, this.scheme))
+    this.counted.set(key, { counts, at: Date.now() })
+    counts.catch(() => this.counted.delete(key))
+    return counts
   }
 }
 

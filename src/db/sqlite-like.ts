@@ -39,11 +39,15 @@ export function takeUnicodeLikes(query: Record<string, any>): { query: Record<st
   for (const [field, condition] of Object.entries(query)) {
     if (field.startsWith('$') || !condition || typeof condition !== 'object' || typeof condition.$like !== 'string') continue
     if (!needsGlob(condition.$like)) continue
-    const { $like, ...others } = condition
-    globs.push([field, likeToGlob($like)])
-    rest = { ...rest }
-    if (Object.keys(others).length) rest[field] = others
-    else delete rest[field]
+    globs.push([field, likeToGlob(condition.$like)])
+    rest = withoutLike(rest, field)
   }
   return { query: rest, globs }
+}
+
+/** A copy of a query (in adapter syntax) without the `$like` of `field`, keeping its other operators. */
+export function withoutLike(query: Record<string, any>, field: string): Record<string, any> {
+  const { [field]: condition, ...rest } = query
+  const { $like: _, ...others } = condition ?? {}
+  return Object.keys(others).length > 0 ? { ...rest, [field]: others } : rest
 }

@@ -7,9 +7,9 @@ import type { Resource, Row, ValidationErrors, WriteContext } from './define-res
 import { decodeRow, encodeData } from './codec'
 import { badRequest } from './validation'
 import { checkReferences } from './references'
-import { takeUnicodeLikes } from '../db/sqlite-like'
-import { applyNarrowedLikes, narrowToCandidates, NarrowedLike, pgNarrowedLikes, searchCandidates } from '../db/search-index'
-import { TrigramStatistics } from '../db/search-terms'
+import type { TrigramStatistics } from '../db/search-terms'
+import { takeUnicodeLikes, withoutLike } from '../db/sqlite-like'
+import { applyNarrowedLikes, narrowToCandidates, NarrowedLike, pgNarrowedLikes, searchCandidates, searchStatistics } from '../db/search-index'
 
 /**
  * How a list's `$like` filters use the trigram indexes (src/db/search-index.ts): on SQLite the ids
@@ -28,25 +28,13 @@ export interface ListEnvelope<T = Row> {
   items: T[]
 }
 
-/** A query without the `$like` of the narrowed filters: `applyNarrowedLikes` writes them. */
-function withoutLikes(query: Record<string, any> | undefined, narrowed: NarrowedLike[]) {
-  if (!query || narrowed.length === 0) return query
-  const rest = { ...query }
-  for (const { field } of narrowed) {
-    const { $like: _, ...others } = rest[field]
-    if (Object.keys(others).length > 0) rest[field] = others
-    else delete rest[field]
-  }
-  return rest
-}
-
 /**
  * The one service class behind every declared resource: company-scoped reads, the list
  * envelope, and writes that run their checks, row, join tables and re-read in one transaction.
  */
 export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   /** Samples of the indexed columns' trigram counts, for the search plan. */
-  readonly trigramStatistics = new TrigramStatistics()
+  readonly trigramStatistics: TrigramStatistics
 
   constructor(
     readonly resource: Resource,
@@ -62,6 +50,7 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       // `$like` is case-insensitive on both databases (SQLite LIKE already is, for ASCII).
       extendedOperators: dbClient === 'pg' ? { $like: 'ilike' } : {}
     })
+    this.trigramStatistics = searchStatistics(dbClient)
   }
 
   companyId(params?: Params): number {
@@ -83,7 +72,9 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     // SQLite's LIKE folds ASCII only: `$like` patterns with other letters become a GLOB (src/db/sqlite-like.ts).
     const { query, globs } = this.dbClient === 'sqlite3' && params.query ? takeUnicodeLikes(params.query) : { query: params.query, globs: [] }
     const narrowed = search.narrowed ?? []
-    const builder = super.createQuery(globs.length || narrowed.length ? { ...params, query: withoutLikes(query, narrowed) } : params)
+    // Narrowed `$like` filters are written by applyNarrowedLikes below, not by the adapter.
+    const adapterQuery = narrowed.reduce((rest, { field }) => withoutLike(rest, field), query ?? {})
+    const builder = super.createQuery(globs.length || narrowed.length ? { ...params, query: adapterQuery } : params)
     for (const [field, glob] of globs) builder.whereRaw('?? GLOB ?', [`${this.resource.table}.${field}`, glob])
     // A trigram index finds the candidates of an infix `$like`; the LIKE/GLOB decides.
     narrowToCandidates(this.knex, builder, this.resource.table, search.candidates)
