@@ -153,7 +153,7 @@ async function main() {
     database: { url: database.url },
     dataDir,
     uploads: { dir: path.join(dataDir, 'uploads') },
-    security: { cors: { origins: [] }, rateLimit: { authFailures: { points: 1_000_000, duration: 60 }, perKeyPerMinute: 0 } }
+    security: { cors: { origins: [] }, rateLimit: { authFailures: { points: 1_000_000, duration: 60 }, perKey: 0 } }
   } as any)
   const db = app.get('knex' as any) as Knex
   let exitCode = 1

@@ -55,7 +55,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.use(securityHeaders())
   app.use(corsFor(corsConfig.origins))
   app.use(authFailureLimiter(rateLimit.authFailures))
-  app.set('keyLimiter' as any, perKeyLimiter(rateLimit.perKeyPerMinute))
+  app.set('keyLimiter' as any, perKeyLimiter(rateLimit.perKey))
   app.use(async (ctx, next) => {
     if (ctx.path === '/health') {
       ctx.body = { status: 'ok' }

@@ -16,7 +16,9 @@ export const configurationSchema = Type.Object(
     syncKey: Type.Optional(Type.String()),
     database: Type.Object({
       url: Type.String({ pattern: '^(sqlite:|postgres(ql)?://)' }),
-      pool: Type.Optional(Type.Object({ min: Type.Optional(Type.Number()), max: Type.Optional(Type.Number()) }))
+      pool: Type.Optional(Type.Object({ min: Type.Optional(Type.Number()), max: Type.Optional(Type.Number()) })),
+      statementTimeoutMs: Type.Integer({ minimum: 1 }),
+      acquireTimeoutMs: Type.Integer({ minimum: 1 })
     }),
     uploads: Type.Object({ dir: Type.String(), maxBytes: Type.Number({ minimum: 1 }), urlTtlSeconds: Type.Number({ minimum: 1 }) }),
     demo: Type.Object({ enabled: Type.Boolean() }),
@@ -24,9 +26,12 @@ export const configurationSchema = Type.Object(
       cors: Type.Object({ origins: Type.Array(Type.String()) }),
       rateLimit: Type.Object({
         authFailures: Type.Object({ points: Type.Integer({ minimum: 1 }), duration: Type.Integer({ minimum: 1 }) }),
-        perKeyPerMinute: Type.Integer({ minimum: 0 })
-      })
+        perKey: Type.Integer({ minimum: 0 })
+      }),
+      socketAuthTimeoutMs: Type.Integer({ minimum: 1 })
     }),
+    /** Proxies whose X-Forwarded-For is believed: '' = none, a hop count, or comma-separated addresses. */
+    trustProxy: Type.Union([Type.String(), Type.Number()]),
     authentication: Type.Any(),
     dbClient: Type.Optional(Type.String())
   },

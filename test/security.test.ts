@@ -27,7 +27,7 @@ forEachDatabase('security', (suite) => {
 
   it('limits failed authentication per client address: 429 with Retry-After, then the window passes', async function () {
     this.timeout(15000)
-    const { app, http } = await strictServer({ cors: { origins: [] }, rateLimit: { authFailures: { points: 3, duration: 2 }, perKeyPerMinute: 0 } })
+    const { app, http } = await strictServer({ cors: { origins: [] }, rateLimit: { authFailures: { points: 3, duration: 2 }, perKey: 0 } })
     try {
       const c = await suite.company()
       for (let i = 0; i < 3; i++) assert.equal((await http.get('/v1/customers', undefined, { headers: { authorization: 'Bearer ck_wrong' } })).status, 401)
@@ -43,7 +43,7 @@ forEachDatabase('security', (suite) => {
   })
 
   it('limits requests per API key when configured', async () => {
-    const { app, http } = await strictServer({ cors: { origins: [] }, rateLimit: { authFailures: { points: 100, duration: 60 }, perKeyPerMinute: 5 } })
+    const { app, http } = await strictServer({ cors: { origins: [] }, rateLimit: { authFailures: { points: 100, duration: 60 }, perKey: 5 } })
     try {
       const c = await suite.company()
       const other = await suite.company()
@@ -59,7 +59,7 @@ forEachDatabase('security', (suite) => {
   })
 
   it('answers CORS preflights only for configured origins', async () => {
-    const { app, http } = await strictServer({ cors: { origins: ['https://app.example.com'] }, rateLimit: { authFailures: { points: 100, duration: 60 }, perKeyPerMinute: 0 } })
+    const { app, http } = await strictServer({ cors: { origins: ['https://app.example.com'] }, rateLimit: { authFailures: { points: 100, duration: 60 }, perKey: 0 } })
     try {
       // A preflight is not an API operation: plain fetch, outside the description check.
       const preflight = (origin: string) =>

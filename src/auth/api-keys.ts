@@ -1,5 +1,6 @@
 import crypto from 'node:crypto'
 import type { Knex } from 'knex'
+import { DEFAULT_SCOPES, normalizeScopes, parseStoredScopes } from './scopes'
 
 export const API_KEY_PREFIX = 'ck_'
 const API_KEY_PATTERN = /^ck_[A-Za-z0-9_-]{43}$/
@@ -33,12 +34,16 @@ export interface ApiKeyRecord {
   userId: number
   name: string | null
   keyHint: string
+  scopes: string[]
   createdAt: string
   revokedAt: string | null
 }
 
-/** Creates a key for an admin user of the company; the plain key is returned once here. */
-export async function createApiKey(db: Knex, secret: string, input: { companyId: number; userId: number; name?: string | null }) {
+/**
+ * Creates a key for an admin user of the company; the plain key is returned once here. `scopes`
+ * must have been checked with `scopeErrors` (default: full access).
+ */
+export async function createApiKey(db: Knex, secret: string, input: { companyId: number; userId: number; name?: string | null; scopes?: readonly string[] }) {
   const key = API_KEY_PREFIX + crypto.randomBytes(32).toString('base64url')
   const [row] = await db('api_keys').insert(
     {
@@ -48,6 +53,7 @@ export async function createApiKey(db: Knex, secret: string, input: { companyId:
       keyHash: hashApiKey(key),
       keyEncrypted: encryptApiKey(key, secret),
       keyHint: key.slice(-4),
+      scopes: JSON.stringify(normalizeScopes(input.scopes ?? DEFAULT_SCOPES)),
       createdAt: new Date().toISOString()
     },
     ['id']
@@ -62,6 +68,7 @@ export async function listApiKeys(db: Knex, companyId: number) {
     name: row.name,
     userId: row.userId,
     maskedKey: maskApiKey(row.keyHint),
+    scopes: parseStoredScopes(row.scopes),
     createdAt: new Date(row.createdAt).toISOString(),
     revokedAt: row.revokedAt ? new Date(row.revokedAt).toISOString() : null
   }))
