@@ -12,6 +12,7 @@ import { createLogger } from './logger'
 import { errorHandler, requireJsonBody } from './middleware/errors'
 import { guardPrototypePathSegments, refusePrototypeQueryKeys } from './middleware/prototype-keys'
 import { noPostOnItems } from './middleware/methods'
+import { proxyTrust } from './middleware/trust-proxy'
 import { authFailureLimiter, corsFor, perKeyLimiter, requestLog, securityHeaders } from './middleware/security'
 import { services } from './services'
 import { channels, trackSockets } from './channels'
@@ -50,6 +51,8 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.set('knex' as any, knex)
 
   const { cors: corsConfig, rateLimit } = app.get('security')
+  // Client address and TLS as TRUST_PROXY allows them to be read (rate limits, security headers).
+  app.set('proxyTrust' as any, proxyTrust(app.get('trustProxy')))
   app.use(requestLog(logger))
   app.use(errorHandler(logger))
   app.use(securityHeaders())
