@@ -1,13 +1,33 @@
 import type { RealTimeConnection } from '@feathersjs/feathers'
+import type { Channel } from '@feathersjs/transport-commons'
 import type { Server, Socket } from 'socket.io'
 import type { Knex } from 'knex'
 import type { Application, HookContext } from './declarations'
+import { allows } from './auth/scopes'
+import { collectionOf } from './resources/openapi'
 
 export const companyChannel = (companyId: number) => `companies/${companyId}`
 
 interface KeyedConnection extends RealTimeConnection {
   apiKeyId?: number
+  /** The scopes of the key the socket last authenticated with (see `keyScopes`). */
+  apiKeyScopes?: string[]
 }
+
+// --- Key scopes on sockets (CONTRACT §10.1, docs/decisions.md) ------------------------------------
+
+/** Remembers, per socket, the scopes of the key it authenticated with; a new login replaces them. */
+function keyScopes(app: Application) {
+  app.on('login', (authResult: any, { connection }: { connection?: KeyedConnection }) => {
+    if (connection) connection.apiKeyScopes = Array.isArray(authResult?.apiKey?.scopes) ? authResult.apiKey.scopes : []
+  })
+}
+
+/** The sockets of `channel` whose key can read the collection of the event's service path. */
+export const readersOf = (channel: Channel, path: string | undefined) =>
+  channel.filter((connection: KeyedConnection) => !!path && allows(connection.apiKeyScopes ?? [], collectionOf(path), 'read'))
+
+// ------------------------------------------------------------------------------------------------
 
 const socketsOf = new WeakMap<Application, Map<RealTimeConnection, Socket>>()
 
@@ -68,9 +88,10 @@ export const channels = (app: Application) => {
     connection.apiKeyId = authResult.apiKey.id
     app.channel(companyChannel(authResult.company.id)).join(connection)
   })
+  keyScopes(app)
   app.publish((_data: any, context: HookContext) => {
     const companyId = context.params?.company?.id
-    return companyId ? app.channel(companyChannel(companyId)) : []
+    return companyId ? readersOf(app.channel(companyChannel(companyId)), context.path) : []
   })
   const stop = watchRevocations(app, 2000)
   app.hooks({

@@ -24,7 +24,8 @@ export interface ActingUser {
 export interface Params<Q = any> extends KnexAdapterParams<Q> {
   company?: CompanyContext
   user?: ActingUser
-  apiKey?: { id: number }
+  /** The key of an external call: `scopes` as stored (see src/auth/scopes.ts), checked by `requireScope`. */
+  apiKey?: { id: number; scopes: string[] }
   /** The validated list query of a find (set by the validateQuery hook). */
   list?: import('./resources/query').ListQuery
 }

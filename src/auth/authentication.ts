@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Knex } from 'knex'
 import type { Application, ActingUser, CompanyContext } from '../declarations'
 import { API_KEY_PREFIX, hashApiKey, isApiKeyShape } from './api-keys'
+import { parseStoredScopes } from './scopes'
 
 export interface Principal {
   company: CompanyContext
@@ -39,18 +40,26 @@ export async function loadPrincipal(db: Knex, companyId: number, userId: number)
   return row ? toPrincipal(row) : null
 }
 
-/** An unrevoked key (by its SHA-256, or by id for socket tokens) with its company and acting user. */
-async function loadKeyPrincipal(db: Knex, key: { keyHash: string } | { id: number }): Promise<(Principal & { apiKeyId: number }) | null> {
+/** The key of a request: its id (usage, rate limits, sockets) and what it may touch (CONTRACT §10.1). */
+export interface KeyPrincipal extends Principal {
+  apiKey: { id: number; scopes: string[] }
+}
+
+/**
+ * An unrevoked key (by its SHA-256, or by id for socket tokens) with its company, acting user and
+ * scopes. Scopes are read on every call, never taken from a token, so an unreadable column grants nothing.
+ */
+async function loadKeyPrincipal(db: Knex, key: { keyHash: string } | { id: number }): Promise<KeyPrincipal | null> {
   const where = 'keyHash' in key ? { 'apiKeys.keyHash': key.keyHash } : { 'apiKeys.id': key.id }
   const from = db('apiKeys').join('users', (on) => on.on('users.id', 'apiKeys.userId').andOn('users.companyId', 'apiKeys.companyId'))
   const row = await activeUsers(from)
     .where(where)
     .whereNull('apiKeys.revokedAt')
-    .first([...PRINCIPAL_COLUMNS, 'apiKeys.id as apiKeyId', 'apiKeys.keyHash'])
+    .first([...PRINCIPAL_COLUMNS, 'apiKeys.id as apiKeyId', 'apiKeys.keyHash', 'apiKeys.scopes as apiKeyScopes'])
   if (!row) return null
   // The indexed lookup narrows to one row; the final comparison of the digests is constant-time.
   if ('keyHash' in key && !crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(key.keyHash, 'hex'))) return null
-  return { ...toPrincipal(row), apiKeyId: row.apiKeyId }
+  return { ...toPrincipal(row), apiKey: { id: row.apiKeyId, scopes: parseStoredScopes(row.apiKeyScopes) } }
 }
 
 /**
@@ -71,8 +80,7 @@ export class ApiKeyStrategy extends AuthenticationBaseStrategy {
     const { apiKey } = authentication
     const found = typeof apiKey === 'string' && isApiKeyShape(apiKey) ? await loadKeyPrincipal(db, { keyHash: hashApiKey(apiKey) }) : null
     if (!found) throw new NotAuthenticated('Invalid or revoked API key')
-    const { apiKeyId, ...principal } = found
-    return { authentication: { strategy: this.name, apiKeyId }, apiKey: { id: apiKeyId }, ...principal }
+    return { authentication: { strategy: this.name, apiKeyId: found.apiKey.id }, ...found }
   }
 }
 
@@ -94,8 +102,7 @@ export class ApiKeyJwtStrategy extends JWTStrategy {
     }
     const found = await loadKeyPrincipal(db, { id: payload.apiKeyId })
     if (!found) throw new NotAuthenticated('Invalid or revoked API key')
-    const { apiKeyId, ...principal } = found
-    return { ...result, ...principal, apiKey: { id: apiKeyId } }
+    return { ...result, ...found }
   }
 }
 

@@ -1,12 +1,13 @@
 import { authenticate } from '@feathersjs/authentication'
-import { BadRequest, NotAuthenticated } from '@feathersjs/errors'
+import { BadRequest, Forbidden, NotAuthenticated } from '@feathersjs/errors'
 import type { TObject } from '@feathersjs/typebox'
-import type { HookContext, NextFunction } from '../declarations'
+import type { HookContext, NextFunction, Params } from '../declarations'
 import type { Resource } from './define-resource'
 import { parseListQuery } from './query'
 import { badRequest, validateBody } from './validation'
 import { INT32_MAX } from './types'
 import { tooMany } from '../middleware/security'
+import { allows, Access } from '../auth/scopes'
 
 /**
  * The shared hooks every declared resource runs, in the generator's order: authenticate,
@@ -27,6 +28,34 @@ export const requireApiKey = async (context: HookContext, next: NextFunction) =>
   }
   await next()
 }
+
+// --- Key scopes (CONTRACT §10.1) -------------------------------------------------------------
+
+/** find and get read; every other method (create, patch, update, remove) writes. */
+export const accessOf = (method: string): Access => (method === 'find' || method === 'get' ? 'read' : 'write')
+
+/**
+ * 403 naming the scope the key lacks. An external call without a key is refused as well: after
+ * `requireApiKey` that cannot happen, and a hole there must not become full access here.
+ */
+export function assertScope(apiKey: Params['apiKey'], collection: string, access: Access) {
+  if (apiKey && allows(apiKey.scopes, collection, access)) return
+  const scope = `${collection}:${access}`
+  throw new Forbidden(`This API key lacks the scope ${scope}`, { scope })
+}
+
+/**
+ * Runs after `requireApiKey`: the key's scopes must cover `collection` (the first segment under
+ * /v1, so uploads and by-user look-ups count as their parent) for the method's access. Internal
+ * calls carry no provider and are the server's own work.
+ */
+export const requireScope =
+  (collection: string, access?: Access) => async (context: HookContext, next: NextFunction) => {
+    if (context.params.provider) assertScope(context.params.apiKey, collection, access ?? accessOf(context.method))
+    await next()
+  }
+
+// ------------------------------------------------------------------------------------------------
 
 export const parsePathId = (resource: Resource) => async (context: HookContext) => {
   if (context.id === undefined || context.id === null) return

@@ -77,7 +77,10 @@ interface ErrorStatus {
 export const ERROR_STATUSES: Record<number, ErrorStatus> = {
   400: { name: 'BadRequest', description: 'Invalid body, query or path parameter; `data.validationErrors` names each field.' },
   401: { name: 'NotAuthenticated', description: 'API key missing, invalid or revoked.' },
-  403: { name: 'Forbidden', description: 'Not allowed, e.g. an expired or tampered signed link.' },
+  403: {
+    name: 'Forbidden',
+    description: 'Not allowed: the API key lacks the scope the operation needs (`data.scope` names it, e.g. `time-entries:write`), or the change needs the settings page; for a download, the link expired or was tampered with.'
+  },
   404: { name: 'NotFound', description: 'No such record in the company of the API key.' },
   405: { name: 'MethodNotAllowed', description: 'The method is not offered here.' },
   409: { name: 'Conflict', description: 'State conflict: duplicate, still referenced, locked or illegal workflow move.' },
@@ -105,6 +108,11 @@ const errorSchema: Json = {
           type: 'object',
           description: 'Field path (`address.zip`, `emails.0.emailAddress`, `page`) → message.',
           additionalProperties: { type: 'string' }
+        },
+        scope: {
+          type: 'string',
+          pattern: '^[a-z*][a-z0-9-]*:(read|write)$',
+          description: 'With 403 for a scoped API key: the scope the operation needs, e.g. `time-entries:write`.'
         }
       }
     }
@@ -312,7 +320,11 @@ export class OpenApiTools {
         apiKey: {
           type: 'http',
           scheme: 'bearer',
-          description: 'The company API key: `Authorization: Bearer ck_...`. Missing, invalid or revoked → 401.'
+          description:
+            'The company API key: `Authorization: Bearer ck_...`. Missing, invalid or revoked → 401. A key has scopes: ' +
+            'reads (list, get, by-user look-ups) need `<collection>:read`, writes `<collection>:write` (which implies read), ' +
+            '`*` stands for every collection, uploads count as their parent collection; a missing scope → 403 naming it. ' +
+            '`/v1/<collection>/spec` needs only a valid key.'
         }
       }
     }
@@ -353,20 +365,20 @@ export function resourcePaths(tools: OpenApiTools, { resource, path, querySchema
       operationId: `list${scope}${pascal(path.split('/').pop() as string)}`,
       description: `Filters: ${resource.filters.join(', ')}. Sortable by the same fields.`,
       parameters: [...routeParameters, ...tools.queryParameters(querySchema)],
-      responses: { '200': tools.json(tools.list(resource), 'One page of records.'), ...tools.errors(401, 400, ...parentErrors) }
+      responses: { '200': tools.json(tools.list(resource), 'One page of records.'), ...tools.errors(401, 403, 400, ...parentErrors) }
     }
   }
   if (resource.methods.includes('create')) {
     collection.post = op('create', `Create ${name}`, {
       ...(nested ? { parameters: routeParameters } : {}),
       requestBody: body(resource.createSchema),
-      responses: { '201': tools.json(tools.resourceRef(resource), 'Created.'), ...tools.errors(401, 400, 409, 413, 415, ...parentErrors) }
+      responses: { '201': tools.json(tools.resourceRef(resource), 'Created.'), ...tools.errors(401, 403, 400, 409, 413, 415, ...parentErrors) }
     })
   }
   if (resource.methods.includes('get')) {
     item.get = op('get', `Get ${name}`, {
       parameters: itemParameters,
-      responses: { '200': tools.json(tools.resourceRef(resource)), ...tools.errors(401, 400, 404) }
+      responses: { '200': tools.json(tools.resourceRef(resource)), ...tools.errors(401, 403, 400, 404) }
     })
   }
   if (resource.methods.includes('patch')) {
@@ -374,13 +386,13 @@ export function resourcePaths(tools: OpenApiTools, { resource, path, querySchema
       description: 'Only the fields sent are changed; `null` clears an optional field.',
       parameters: itemParameters,
       requestBody: body(resource.patchSchema),
-      responses: { '200': tools.json(tools.resourceRef(resource)), ...tools.errors(401, 400, 404, 409, 413, 415) }
+      responses: { '200': tools.json(tools.resourceRef(resource)), ...tools.errors(401, 403, 400, 404, 409, 413, 415) }
     })
   }
   if (resource.methods.includes('remove')) {
     item.delete = op('delete', `Delete ${name}`, {
       parameters: itemParameters,
-      responses: { '204': { description: 'Deleted; no body.' }, ...tools.errors(401, 400, 404, 409) }
+      responses: { '204': { description: 'Deleted; no body.' }, ...tools.errors(401, 403, 400, 404, 409) }
     })
   }
   const paths: PathItems = {}

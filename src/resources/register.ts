@@ -3,7 +3,7 @@ import type { Resource } from './define-resource'
 import { ResourceService } from './service'
 import { buildQuerySchema } from './query'
 import { mapDatabaseErrors } from './errors'
-import { noContentOnRemove, parsePathId, requireApiKey, validateData, validateQuery } from './hooks'
+import { noContentOnRemove, parsePathId, requireApiKey, requireScope, validateData, validateQuery } from './hooks'
 import { collectionOf, OpenApiTools, PathItems } from './openapi'
 import { describeOperations, registerSpecRoute } from '../services/docs/describe'
 
@@ -31,16 +31,16 @@ export function registerResource(
   const path = `${API_PREFIX}/${resource.path}`
   const querySchema = buildQuerySchema(resource)
   const service = new ResourceService(resource, app.get('knex' as any), app.get('dbClient'))
+  const collection = collectionOf(path)
   app.use(path, service, { methods: resource.methods, events: [] })
   app.service(path).hooks({
-    around: { all: [mapDatabaseErrors, requireApiKey, ...(extra.around ?? [])] },
+    around: { all: [mapDatabaseErrors, requireApiKey, requireScope(collection), ...(extra.around ?? [])] },
     before: { all: [parsePathId(resource), validateQuery(resource, querySchema), validateData(resource)] },
     after: { remove: [noContentOnRemove] }
   })
   const registered: RegisteredResource = { resource, path, querySchema }
   const list = (app.get('resources' as any) as RegisteredResource[] | undefined) ?? []
   app.set('resources' as any, [...list, registered])
-  const collection = collectionOf(path)
   const { operations } = extra
   if (operations) describeOperations(app, { collection, paths: (tools) => operations(tools, registered) })
   else registerSpecRoute(app, collection)

@@ -5,9 +5,19 @@ import type { Application, Params } from '../declarations'
 import { createApiKey, decryptApiKey, listApiKeys, revokeApiKey } from '../auth/api-keys'
 import { disconnectApiKeys } from '../channels'
 import { Nullable, Str } from '../resources/types'
+import { badRequest } from '../resources/validation'
+import type { RegisteredResource } from '../resources/register'
+import { DEFAULT_SCOPES, scopeErrors, scopeCollections } from '../auth/scopes'
 import { validateBodyWith } from './settings.hooks'
 
-export const apiKeyDataSchema = Type.Object({ name: Type.Optional(Nullable(Str(255, { minLength: 1 }))) }, { $id: 'SettingsApiKeyData', additionalProperties: false })
+export const apiKeyDataSchema = Type.Object(
+  {
+    name: Type.Optional(Nullable(Str(255, { minLength: 1 }))),
+    // The entries are checked against the registered collections by `scopeErrors`, with messages per index.
+    scopes: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 100, description: 'Default ["*:write"] (full access).' }))
+  },
+  { $id: 'SettingsApiKeyData', additionalProperties: false }
+)
 
 export type ApiKeyListItem = Awaited<ReturnType<typeof listApiKeys>>[number]
 /** `key` is the plain key, for copying; null once the key is revoked. */
@@ -35,10 +45,13 @@ export class ApiKeysService {
     return { ...listed, key: row.revokedAt ? null : decryptApiKey(row.keyEncrypted, this.app.get('appSecret')) }
   }
 
-  /** The key acts as the admin who created it (CONTRACT §2). */
+  /** The key acts as the admin who created it (CONTRACT §2), within its scopes (§10.1). */
   async create(data: unknown, params: Params): Promise<ApiKeyWithSecret> {
-    const { name } = validateBodyWith(apiKeyDataSchema, 'ApiKey', data)
-    const created = await createApiKey(this.db, this.app.get('appSecret'), { companyId: params.company!.id, userId: params.user!.id, name: name ?? null })
+    const { name, scopes = DEFAULT_SCOPES } = validateBodyWith(apiKeyDataSchema, 'ApiKey', data)
+    const resources = (this.app.get('resources' as any) as RegisteredResource[] | undefined) ?? []
+    const errors = scopeErrors(scopes, scopeCollections(resources))
+    if (Object.keys(errors).length) throw badRequest('Invalid ApiKey body', errors)
+    const created = await createApiKey(this.db, this.app.get('appSecret'), { companyId: params.company!.id, userId: params.user!.id, name: name ?? null, scopes })
     return this.get(created.id, params)
   }
 

@@ -8,7 +8,7 @@ import type { OpenApiTools, PathItems } from '../resources/openapi'
 import { DateString, Id } from '../resources/types'
 import { badRequest, collectErrors, compile, nulCharacterErrors, queryAjv } from '../resources/validation'
 import { mapDatabaseErrors } from '../resources/errors'
-import { requireApiKey } from '../resources/hooks'
+import { requireApiKey, requireScope } from '../resources/hooks'
 import { API_PREFIX } from '../resources/register'
 import type { Day } from './calendar'
 import { EARLIEST_DAY, horizonOf } from './periods'
@@ -107,7 +107,8 @@ class ByUserService {
 export function registerByUser(app: Application, spec: ByUserSpec) {
   const path = byUserPath(spec.resource)
   app.use(path, new ByUserService(spec), { methods: ['find'], events: [] })
-  app.service(path).hooks({ around: { all: [mapDatabaseErrors, requireApiKey] } })
+  // A look-up may create the period's rows, but it is a read of the sheet collection (CONTRACT §10.1).
+  app.service(path).hooks({ around: { all: [mapDatabaseErrors, requireApiKey, requireScope(spec.resource.path, 'read')] } })
 }
 
 /** The by-user look-up in the collection's API description. */
@@ -121,10 +122,10 @@ export function byUserOperations(tools: OpenApiTools, spec: ByUserSpec): PathIte
         summary: `Get the ${name} of a user by ${param}`,
         description:
           `Returns the ${name} of the user for that ${param}, creating it (with its parent rows) when it does not exist yet. ` +
-          `400 for a ${param} more than 3 calendar months after today (company timezone)${spec.rule ? ` or not ${spec.rule.message}` : ''}; 404 for an unknown user.`,
+          `Needs the scope \`${resource.path}:read\`. 400 for a ${param} more than 3 calendar months after today (company timezone)${spec.rule ? ` or not ${spec.rule.message}` : ''}; 404 for an unknown user.`,
         operationId: `get${resource.entity}ByUser`,
         parameters: tools.queryParameters(byUserQuerySchema(spec)),
-        responses: { '200': tools.json(tools.resourceRef(resource)), ...tools.errors(401, 400, 404) }
+        responses: { '200': tools.json(tools.resourceRef(resource)), ...tools.errors(401, 403, 400, 404) }
       }
     }
   }

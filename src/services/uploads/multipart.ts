@@ -9,6 +9,7 @@ import type { FileStorage } from '../../storage'
 import { PayloadTooLarge, UnsupportedMediaType } from '../../errors'
 import { badRequest } from '../../resources/validation'
 import { storageOf } from '../../storage'
+import { assertScope } from '../../resources/hooks'
 import { sanitizeFileName } from './file-name'
 
 /** What the multipart step hands to the service: the file is already stored under `key`. */
@@ -104,11 +105,12 @@ function toApiError(error: any, maxBytes: number) {
 
 /**
  * Koa middleware in front of the upload services. POST bodies are multipart/form-data: the
- * caller is authenticated first (nothing is streamed for an invalid key), then the `file` part
+ * caller is authenticated first (nothing is streamed for an invalid key or one without the parent
+ * `collection`'s write scope), then the `file` part
  * is streamed to storage with the size limit enforced on the way (413, nothing kept). Other
  * methods take JSON. The request's origin is kept for download links.
  */
-export const receiveMultipart = (app: Application) => async (ctx: FeathersKoaContext, next: Next) => {
+export const receiveMultipart = (app: Application, collection: string) => async (ctx: FeathersKoaContext, next: Next) => {
   ctx.feathers = { ...ctx.feathers, origin: ctx.origin } as typeof ctx.feathers
   const multipart = ctx.is('multipart') === 'multipart'
   if (ctx.method !== 'POST') {
@@ -119,6 +121,8 @@ export const receiveMultipart = (app: Application) => async (ctx: FeathersKoaCon
   if (!multipart) throw new UnsupportedMediaType('Send uploads as multipart/form-data with the file in the part named "file"')
   const auth = await app.service('authentication').authenticate(ctx.feathers!.authentication as any, { provider: 'rest' }, 'apiKey', 'jwt')
   if (auth.settingsLogin || !auth.company) throw new NotAuthenticated('Use an API key for /v1')
+  // Refused before a byte is stored; the service's scope hook checks again.
+  assertScope(auth.apiKey, collection, 'write')
   const { maxBytes } = app.get('uploads')
   const storage = storageEngine(storageOf(app), String(auth.company.id), maxBytes)
   const multer = koaMulter({

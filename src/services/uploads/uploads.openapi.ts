@@ -30,11 +30,11 @@ export function uploadOperations(tools: OpenApiTools, parent: UploadParent, feat
       post: {
         tags,
         summary: `Upload a file to a ${parent.entity}`,
-        description: '`mimeType` is sniffed from the content (else the part\'s declared type); `fileName` is the part\'s file name, sanitised.',
+        description: `Needs the scope \`${parent.collection}:write\`. \`mimeType\` is sniffed from the content (else the part's declared type); \`fileName\` is the part's file name, sanitised.`,
         operationId: `create${pascal(parent.collection)}Upload`,
         parameters: [tools.pathParameter(parent.field)],
         requestBody: { required: true, content: { 'multipart/form-data': { schema: multipart } } },
-        responses: { '201': tools.json(tools.resourceRef(uploadResource), 'Created.'), ...tools.errors(400, 404, 413, 415) }
+        responses: { '201': tools.json(tools.resourceRef(uploadResource), 'Created.'), ...tools.errors(401, 403, 400, 404, 413, 415) }
       }
     },
     [downloadPath(pathTemplate(feathersPath), '{uploadId}')]: {

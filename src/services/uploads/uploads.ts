@@ -2,7 +2,7 @@ import type { Application } from '../../declarations'
 import { API_PREFIX, RegisteredResource } from '../../resources/register'
 import { buildQuerySchema } from '../../resources/query'
 import { mapDatabaseErrors } from '../../resources/errors'
-import { noContentOnRemove, parsePathId, requireApiKey, validateQuery } from '../../resources/hooks'
+import { noContentOnRemove, parsePathId, requireApiKey, requireScope, validateQuery } from '../../resources/hooks'
 import { uploadResource, UPLOAD_PARENTS } from './uploads.schema'
 import { UploadService } from './uploads.class'
 import { discardUploadOnFailure, resolveParent, validateUploadBody } from './uploads.hooks'
@@ -22,9 +22,10 @@ export const uploads = (app: Application) => {
   for (const parent of UPLOAD_PARENTS) {
     const path = `${API_PREFIX}/${parent.collection}/:${parent.field}/uploads`
     const service = new UploadService(uploadResource, app.get('knex' as any), app.get('dbClient'), parent)
-    app.use(path, service, { methods: uploadResource.methods, events: [], koa: { before: [receiveMultipart(app)] } })
+    app.use(path, service, { methods: uploadResource.methods, events: [], koa: { before: [receiveMultipart(app, parent.collection)] } })
     app.service(path).hooks({
-      around: { all: [discardUploadOnFailure, mapDatabaseErrors, requireApiKey, deleteStoredFilesAfterCommit] },
+      // Uploads are part of their parent: its scope (`assignments:write` to upload) covers them.
+      around: { all: [discardUploadOnFailure, mapDatabaseErrors, requireApiKey, requireScope(parent.collection), deleteStoredFilesAfterCommit] },
       before: { all: [parsePathId(uploadResource), resolveParent(parent), validateQuery(uploadResource, querySchema), validateUploadBody] },
       after: { remove: [noContentOnRemove] }
     })
