@@ -8,11 +8,14 @@ export const DEFAULT_SCOPES: readonly string[] = ['*:write']
 
 const SCOPE_PATTERN = /^(\*|[a-z][a-z0-9-]*):(read|write)$/
 
-/** Whether the scopes let a key `access` the collection. */
+/**
+ * Whether the scopes let a key `access` the collection. Only well-formed entries grant anything:
+ * a stored list that was tampered with ("*:admin", "customers", "*:write:x") must not read as access.
+ */
 export function allows(scopes: readonly string[], collection: string, access: Access) {
   return scopes.some((scope) => {
-    const [name, granted] = scope.split(':')
-    return (name === '*' || name === collection) && (granted === 'write' || access === 'read')
+    const match = typeof scope === 'string' ? SCOPE_PATTERN.exec(scope) : null
+    return !!match && (match[1] === '*' || match[1] === collection) && (match[2] === 'write' || access === 'read')
   })
 }
 
