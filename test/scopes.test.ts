@@ -43,6 +43,7 @@ forEachDatabase('scoped API keys', (suite) => {
   let a: TestCompany
   let userId: number
   let assignmentId: number
+  let assignmentEventId: number
   let customerId: number
   let workTypeId: number
 
@@ -72,6 +73,10 @@ forEachDatabase('scoped API keys', (suite) => {
     const assignment = await a.api.post('/v1/assignments', { name: 'Scoped Auftrag', customerId })
     assert.equal(assignment.status, 201, assignment.text)
     assignmentId = assignment.body.id
+    const eventTypes = await a.api.get('/v1/assignment-event-types')
+    const event = await a.api.post('/v1/assignment-events', { assignmentId, typeId: eventTypes.body.items[0].id })
+    assert.equal(event.status, 201, event.text)
+    assignmentEventId = event.body.id
     workTypeId = (await suite.server().knex('timeEntryTypes').where({ companyId: a.id }).orderBy('order').first()).id
     assert.equal((await timeEntry(a.api)).status, 201)
     assert.equal((await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-23' })).status, 200)
@@ -190,6 +195,29 @@ forEachDatabase('scoped API keys', (suite) => {
       const download = await fetch(created.body.downloadUrl)
       assert.equal(download.status, 200)
       assert.equal((await writer.delete(`${base}/${created.body.id}`)).status, 204)
+    })
+
+    it('every /v1 service but the spec routes checks the scope of its collection (a new route cannot forget it)', async () => {
+      const unrelated = await keyWith(['time-entry-types:write'])
+      const services = Object.keys((suite.server().app as any).services).filter((p) => p.startsWith('v1/') && !p.endsWith('/spec'))
+      assert.ok(services.some((p) => p.includes('/uploads')) && services.some((p) => p.endsWith('/by-user')), services.join())
+      const unchecked: string[] = []
+      for (const service of services) {
+        const collection = service.split('/')[1]
+        if (collection === 'time-entry-types') continue
+        const url = '/' + service.replace(':assignmentId', String(assignmentId)).replace(':assignmentEventId', String(assignmentEventId))
+        const res = await unrelated.get(url, service.endsWith('/by-user') ? { userId, day: '2026-11-23', weekStart: '2026-11-23', month: '2026-11-01' } : undefined)
+        if (res.status !== 403 || res.body.data?.scope !== `${collection}:read`) unchecked.push(`${service} → ${res.status}`)
+      }
+      assert.deepEqual(unchecked, [])
+    })
+
+    it('uploads of an assignment event need the scope of assignment-events', async () => {
+      const base = `/v1/assignment-events/${assignmentEventId}/uploads`
+      assertMissingScope(await (await keyWith(['assignments:write'])).post(base, undefined, { raw: png() }), 'assignment-events:write')
+      const created = await (await keyWith(['assignment-events:write'])).post(base, undefined, { raw: png() })
+      assert.equal(created.status, 201, created.text)
+      assert.equal((await (await keyWith(['assignment-events:read'])).get(base)).body.total, 1)
     })
 
     it('/v1/<collection>/spec needs only a valid key', async () => {
