@@ -7,6 +7,7 @@ import { dayRuns } from '../src/timesheets/recompute'
 import { defaultWorkingTime, targetMinutes, WorkingCalendar } from '../src/timesheets/working-time'
 import { escapeLike, likeTokens } from '../src/db/like-pattern'
 import { likeToGlob } from '../src/db/sqlite-like'
+import { toApiError } from '../src/resources/errors'
 
 /**
  * CONTRACT §10.3, bounds on work: timestamps and dates within 1970..2100, a time entry of at most
@@ -355,6 +356,19 @@ describe('bounds on work (pure)', () => {
         for (let i = 1; i < runs.length; i++) assert.ok(addDays(runs[i - 1][1], 1) < runs[i][0], 'runs are disjoint and not adjacent')
       })
     )
+  })
+
+  it('maps every PostgreSQL data exception (class 22) to 400, naming the parameters it can', () => {
+    const invalidEscape = toApiError({ code: '22025', message: 'invalid escape string' }, 'find', { companyName: { $like: 'x' }, number: 'y' })
+    assert.equal(invalidEscape.code, 400)
+    assert.deepEqual(Object.keys((invalidEscape.data as any).validationErrors), ['companyName[$like]'])
+    for (const code of ['22P02', '22003', '22007', '22008', '22012', '22023']) {
+      const error = toApiError({ code, message: 'value out of range' }, 'find', { startsAt: { $gte: 'x' } })
+      assert.equal(error.code, 400, code)
+      assert.deepEqual(Object.keys((error.data as any).validationErrors), ['startsAt[$gte]'], code)
+      assert.ok(!error.message.includes('out of range:'), 'no SQL text')
+    }
+    assert.equal(toApiError({ code: '42P01', message: 'relation does not exist' }).code, 500)
   })
 
   it('reads $like patterns the same way on every path', () => {
