@@ -82,7 +82,7 @@ forEachDatabase('bounds on work', (suite) => {
         ['/v1/time-sheet-days', { 'day[$gte]': '1969-12-31' }, 'day[$gte]'],
         ['/v1/time-sheet-days', { day: '2100-01-01' }, 'day'],
         ['/v1/time-sheet-months', { 'month[$in]': ['2026-01-01', '2100-01-01'] }, 'month[$in][1]']
-      ] as const) {
+      ] as [string, Record<string, string | string[]>, string][]) {
         const res = await a.api.get(path, query)
         assert.equal(res.status, 400, `${path} ${JSON.stringify(query)}: ${res.text}`)
         assert.ok(res.body.data.validationErrors[param], `${param}: ${res.text}`)
