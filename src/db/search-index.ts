@@ -1,6 +1,7 @@
 import type { Knex } from 'knex'
 import { DatabaseClient, snakeCase } from './knex'
 import { caseVariants } from './sqlite-like'
+import { LikeToken, escapeLike, validLikeTokens } from './like-pattern'
 import { fts5Trigrams, pgTrgmTrigrams, TrigramStatistics } from './search-terms'
 
 /**
@@ -24,19 +25,20 @@ const searchTable = (table: string, field: string) => `${table}_${snakeCase(fiel
 export const searchTables = () => Object.entries(INDEXED_FIELDS).flatMap(([table, fields]) => fields.map((field) => searchTable(table, field)))
 
 /**
- * Where a run the index can look up ends: at a LIKE wildcard or escape (`\\` on PostgreSQL), and
- * at a non-ASCII letter with another case. FTS5 folds case with tables of Unicode 6.1, which do not
- * pair every letter the GLOB of src/db/sqlite-like.ts lists both cases of (`Ϳ`/`ϳ` and other later
- * additions): such a letter in a phrase would miss rows the GLOB matches. ASCII letters fold alike.
+ * Where a run the index can look up ends: at a LIKE wildcard (an escaped `%`, `_` or backslash is
+ * literal text and stays in the run, src/db/like-pattern.ts), and at a non-ASCII letter with
+ * another case. FTS5 folds case with tables of Unicode 6.1, which do not pair every letter the
+ * GLOB of src/db/sqlite-like.ts lists both cases of (`Ϳ`/`ϳ` and other later additions): such a
+ * letter in a phrase would miss rows the GLOB matches. ASCII letters fold alike.
  */
-const endsRun = (char: string) => char === '%' || char === '_' || char === '\\' || (char > '\x7f' && caseVariants(char).length > 1)
+const endsRun = (token: LikeToken) => !('char' in token) || (token.char > '\x7f' && caseVariants(token.char).length > 1)
 
-/** The parts of a LIKE pattern the index can look up: runs of at least three characters (a trigram). */
+/** The parts of a LIKE pattern the index can look up: runs of at least three literal characters (a trigram). */
 function searchableRuns(pattern: string): string[] {
   const runs = ['']
-  for (const char of pattern) {
-    if (endsRun(char)) runs.push('')
-    else runs[runs.length - 1] += char
+  for (const token of validLikeTokens(pattern)) {
+    if (endsRun(token)) runs.push('')
+    else runs[runs.length - 1] += (token as { char: string }).char
   }
   return runs.filter((run) => [...run].length >= 3)
 }
@@ -136,7 +138,8 @@ export async function pgNarrowedLikes(db: Knex, table: string, query: Record<str
  */
 export function applyNarrowedLikes(builder: Knex.QueryBuilder, table: string, narrowed: NarrowedLike[]) {
   for (const { field, pattern, parts } of narrowed) {
-    for (const part of parts) builder.whereRaw('?? ilike ?', [`${table}.${field}`, `%${part}%`])
+    // A part is literal text: its own `%`, `_` and backslashes are escaped.
+    for (const part of parts) builder.whereRaw('?? ilike ?', [`${table}.${field}`, `%${escapeLike(part)}%`])
     builder.whereRaw(`(?? || '') ilike ?`, [`${table}.${field}`, pattern])
   }
 }

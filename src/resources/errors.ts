@@ -16,11 +16,28 @@ function uniqueField(error: any): string | undefined {
 }
 
 /**
+ * PostgreSQL's class 22 (data exception: malformed, out of range, too long, a character it cannot
+ * store, an invalid LIKE escape) always stems from a value the request sent: 400 (CONTRACT §10.3).
+ * Inputs are validated so that the database does not see such values; this is the safety net. It
+ * names the query parameters that can cause it where it can tell (`$like` patterns for 22025),
+ * else every filter parameter of the request.
+ */
+function dataExceptionError(code: string, query?: Record<string, unknown>): BadRequest | undefined {
+  if (!/^22[0-9A-Z]{3}$/.test(code)) return undefined
+  const params = Object.entries(query ?? {}).flatMap(([name, value]) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).map((op) => `${name}[${op}]`) : [name]
+  )
+  const named = code === '22025' ? params.filter((param) => param.endsWith('[$like]')) : params
+  const [message, reason] = code === '22025' ? ['A $like pattern is malformed', 'is not a valid pattern'] : ['A value is out of range or malformed', 'may be out of range or malformed']
+  return new BadRequest(message, named.length > 0 ? { validationErrors: Object.fromEntries(named.map((param) => [param, reason])) } : {})
+}
+
+/**
  * Translates database errors into API errors: never SQL text, never a stack. A unique violation
  * is 409 naming the field, a foreign key violation on delete is 409 (still referenced), a lost
  * connection is 503; anything unexpected is a 500 with a generic message.
  */
-export function toApiError(raw: any, method?: string): FeathersError {
+export function toApiError(raw: any, method?: string, query?: Record<string, unknown>): FeathersError {
   const error = raw?.[ERROR] ?? raw
   if (error instanceof FeathersError && !raw?.[ERROR]) return error
   const code = String(error?.code ?? '')
@@ -35,11 +52,8 @@ export function toApiError(raw: any, method?: string): FeathersError {
   if (code.startsWith('08') || CONNECTION_CODES.has(code) || /Timeout acquiring a connection|Connection terminated|ECONNREFUSED/.test(message)) {
     return new Unavailable('The database is not reachable; try again shortly')
   }
-  // PostgreSQL data exceptions caused by a value: malformed, out of range (also a calendar day
-  // past year 9999 in the company's zone), too long, or a character it cannot store.
-  if (['22P02', '22003', '22007', '22008', '22009', '22001', '22021', '22P05'].includes(code)) {
-    return new BadRequest('A value is out of range or malformed')
-  }
+  const dataException = dataExceptionError(code, query)
+  if (dataException) return dataException
   return new GeneralError('Internal error')
 }
 
@@ -47,7 +61,7 @@ export const mapDatabaseErrors = async (context: HookContext, next: NextFunction
   try {
     await next()
   } catch (error: any) {
-    const mapped = toApiError(error, context.method)
+    const mapped = toApiError(error, context.method, context.params?.query)
     if (mapped.code >= 500 && mapped !== error) context.app.get('logger' as any)?.error?.({ err: error, path: context.path, method: context.method }, 'database error')
     throw mapped
   }

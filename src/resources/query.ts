@@ -2,6 +2,7 @@ import { Type, TSchema, TObject } from '@feathersjs/typebox'
 import type { Resource, Row } from './define-resource'
 import { badRequest, collectErrors, compile, nulCharacterErrors, queryAjv } from './validation'
 import { INT32_MAX } from './types'
+import { likeTokens } from '../db/like-pattern'
 
 export const MAX_PAGE_SIZE = 20
 export const DEFAULT_PAGE_SIZE = 10
@@ -114,6 +115,21 @@ const normaliseValue = (kind: FilterKind, value: unknown) =>
   kind === 'timestamp' && typeof value === 'string' ? new Date(value).toISOString() : value
 
 /**
+ * Malformed `$like` patterns (a lone trailing backslash, a backslash before another character:
+ * src/db/like-pattern.ts), refused before a database sees them. Keys are query paths (`name.$like`).
+ */
+function likePatternErrors(resource: Resource, query: Row): Record<string, string> {
+  const errors: Record<string, string> = {}
+  for (const name of resource.filters) {
+    const pattern = (query[name] as Row | undefined)?.$like
+    if (typeof pattern !== 'string') continue
+    const parsed = likeTokens(pattern)
+    if ('error' in parsed) errors[`${name}.$like`] = parsed.error
+  }
+  return errors
+}
+
+/**
  * Validates and normalises a raw (qs-parsed) query into page, size, sort and a where object in
  * Feathers adapter syntax. Throws 400 naming each offending parameter.
  */
@@ -132,7 +148,7 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
   }
   const validate = compile(queryAjv, schema)
   const valid = validate(query)
-  const nul = nulCharacterErrors(query)
+  const nul = { ...nulCharacterErrors(query), ...(valid ? likePatternErrors(resource, query) : {}) }
   if (!valid || Object.keys(nul).length > 0) {
     const errors = collectErrors(valid ? [] : validate.errors, (path) => {
       const parts = path.split('.')

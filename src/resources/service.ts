@@ -8,7 +8,7 @@ import { decodeRow, encodeData } from './codec'
 import { badRequest } from './validation'
 import { checkReferences } from './references'
 import type { TrigramStatistics } from '../db/search-terms'
-import { takeUnicodeLikes, withoutLike } from '../db/sqlite-like'
+import { sqliteLikeSql, takeSqliteLikes, withoutLike } from '../db/sqlite-like'
 import { applyNarrowedLikes, narrowToCandidates, NarrowedLike, pgNarrowedLikes, searchCandidates, searchStatistics } from '../db/search-index'
 
 /**
@@ -69,13 +69,14 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
    * and how its `$like` filters use the search indexes (see `find`).
    */
   createQuery(params: Params = {}, search: SearchPlan = {}) {
-    // SQLite's LIKE folds ASCII only: `$like` patterns with other letters become a GLOB (src/db/sqlite-like.ts).
-    const { query, globs } = this.dbClient === 'sqlite3' && params.query ? takeUnicodeLikes(params.query) : { query: params.query, globs: [] }
+    // On SQLite every `$like` is written here: LIKE with the backslash escape, or a GLOB for
+    // patterns with non-ASCII letters, which its LIKE does not fold (src/db/sqlite-like.ts).
+    const { query, likes } = this.dbClient === 'sqlite3' && params.query ? takeSqliteLikes(params.query) : { query: params.query, likes: [] }
     const narrowed = search.narrowed ?? []
     // Narrowed `$like` filters are written by applyNarrowedLikes below, not by the adapter.
     const adapterQuery = narrowed.reduce((rest, { field }) => withoutLike(rest, field), query ?? {})
-    const builder = super.createQuery(globs.length || narrowed.length ? { ...params, query: adapterQuery } : params)
-    for (const [field, glob] of globs) builder.whereRaw('?? GLOB ?', [`${this.resource.table}.${field}`, glob])
+    const builder = super.createQuery(likes.length || narrowed.length ? { ...params, query: adapterQuery } : params)
+    for (const like of likes) builder.whereRaw(sqliteLikeSql(like), [`${this.resource.table}.${like.field}`, like.pattern])
     // A trigram index finds the candidates of an infix `$like`; the LIKE/GLOB decides.
     narrowToCandidates(this.knex, builder, this.resource.table, search.candidates)
     applyNarrowedLikes(builder, this.resource.table, narrowed)

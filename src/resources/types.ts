@@ -5,6 +5,16 @@ import { Type, TSchema, Static } from '@feathersjs/typebox'
  */
 export const INT32_MAX = 2147483647
 
+/**
+ * Every timestamp in a body or a filter lies in this range (CONTRACT §10.3), every date in the
+ * matching day range. A bound on instants is a bound on work: nothing downstream iterates over
+ * more calendar days than these ranges hold, and the databases never see a year they cannot store.
+ */
+export const EARLIEST_INSTANT = '1970-01-01T00:00:00.000Z'
+export const LATEST_INSTANT = '2100-01-01T00:00:00.000Z'
+export const EARLIEST_DATE = '1970-01-01'
+export const LATEST_DATE = '2099-12-31'
+
 export const Id = (options: object = {}) => Type.Integer({ minimum: 1, maximum: INT32_MAX, ...options })
 export const Int32 = (options: object = {}) => Type.Integer({ minimum: -INT32_MAX - 1, maximum: INT32_MAX, ...options })
 export const Str = (maxLength = 255, options: object = {}) => Type.String({ maxLength, ...options })

@@ -2,20 +2,42 @@ import Ajv, { ErrorObject, ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { BadRequest } from '@feathersjs/errors'
 import type { TSchema } from '@feathersjs/typebox'
+import { fullFormats } from 'ajv-formats/dist/formats'
 import type { Resource, Row, ValidationErrors } from './define-resource'
+import { EARLIEST_DATE, EARLIEST_INSTANT, LATEST_DATE, LATEST_INSTANT } from './types'
+
+const EARLIEST_MS = Date.parse(EARLIEST_INSTANT)
+const LATEST_MS = Date.parse(LATEST_INSTANT)
+const formatCheck = (format: unknown) => (format as { validate: (value: string) => boolean }).validate
+const isRfc3339DateTime = formatCheck(fullFormats['date-time'])
+const isRfc3339Date = formatCheck(fullFormats.date)
+
+/** A date-time as RFC 3339 writes it, whatever its year. */
+const wellFormedDateTime = (value: string) => isRfc3339DateTime(value) && Number.isFinite(Date.parse(value))
+
+/** The `date-time` and `date` formats of every body and query: well formed and within the bounds of CONTRACT §10.3. */
+export const inTimestampRange = (value: string) => {
+  if (!wellFormedDateTime(value)) return false
+  const ms = Date.parse(value)
+  return ms >= EARLIEST_MS && ms <= LATEST_MS
+}
+export const inDateRange = (value: string) => isRfc3339Date(value) && value >= EARLIEST_DATE && value <= LATEST_DATE
+
+/**
+ * Formats plus the range checks. `verbose` keeps the value in each error, so that a well-formed
+ * timestamp outside the range is told so instead of being called malformed.
+ */
+function withFormats(ajv: Ajv): Ajv {
+  addFormats(ajv, ['email', 'uri'])
+  ajv.addFormat('date-time', { type: 'string', validate: inTimestampRange })
+  ajv.addFormat('date', { type: 'string', validate: inDateRange })
+  return ajv
+}
 
 /** Bodies are validated as sent: no coercion, so `"5"` is not an id. */
-export const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, allowUnionTypes: true }), [
-  'date-time',
-  'date',
-  'email',
-  'uri'
-])
+export const bodyAjv = withFormats(new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, verbose: true }))
 /** Query strings arrive as text: coerce scalars, and single values into arrays for $in/$nin. */
-export const queryAjv = addFormats(
-  new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, coerceTypes: 'array' }),
-  ['date-time', 'date', 'email', 'uri']
-)
+export const queryAjv = withFormats(new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, coerceTypes: 'array', verbose: true }))
 
 // RFC 3339 as ajv-formats checks it, plus a real calendar check (2026-02-30 is not a date).
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i
@@ -51,6 +73,12 @@ export function messageOf(error: ErrorObject): string {
       return `must be ${types.map((t) => TYPE_NAMES[t] ?? t).join(' or ')}`
     }
     case 'format':
+      if (p.format === 'date-time' && typeof error.data === 'string' && wellFormedDateTime(error.data)) {
+        return `must lie between ${EARLIEST_INSTANT} and ${LATEST_INSTANT}`
+      }
+      if (p.format === 'date' && typeof error.data === 'string' && isRfc3339Date(error.data)) {
+        return `must lie between ${EARLIEST_DATE} and ${LATEST_DATE}`
+      }
       return FORMAT_MESSAGES[p.format] ?? `must be a valid ${p.format}`
     case 'pattern':
       return p.pattern === '^#[0-9A-Fa-f]{6}$' ? 'must be a hex colour in the form #RRGGBB' : `must match ${p.pattern}`

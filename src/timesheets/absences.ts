@@ -1,6 +1,7 @@
-import { Day, Instant, dayBounds, daysCovered, millis } from './calendar'
+import { Day, Instant, coveredDayRange, dayBounds, dayCount, dayLengthMinutes, daysCovered, millis } from './calendar'
 import { overlapMs, toMinutes } from './durations'
-import { WorkingCalendar, targetMinutes } from './working-time'
+import { addDays, daysFrom } from './periods'
+import { WEEKDAYS, WorkingCalendar, targetMinutes } from './working-time'
 
 /**
  * Absence rules that do not need the database (CONTRACT §7.3): the derived status, the calendar
@@ -22,7 +23,19 @@ export function absenceStatus({ requestedAt, approvedAt, declinedAt }: Decisions
   return 'draft'
 }
 
-/** Each calendar day the absence `[startsAt, endsAt)` intersects, with the minutes it covers of it. */
+/**
+ * The longest absence a write may create (CONTRACT §10.3): 1096 calendar days, three years
+ * (parental leave), counted as the calendar days it covers in the company's timezone.
+ */
+export const MAX_ABSENCE_DAYS = 1096
+
+/** The number of calendar days `[startsAt, endsAt)` covers, in O(1). */
+export function absenceDayCount(startsAt: Instant, endsAt: Instant, zone: string): number {
+  const { first, last } = coveredDayRange(startsAt, endsAt, zone)
+  return dayCount(first, last)
+}
+
+/** Each calendar day the absence `[startsAt, endsAt)` intersects, with the minutes it covers of it (lists every day: bounded spans only). */
 export function absenceCoverage(startsAt: Instant, endsAt: Instant, zone: string): { day: Day; minutes: number }[] {
   const absence = { start: millis(startsAt), end: millis(endsAt) }
   return daysCovered(startsAt, endsAt, zone).map((day) => {
@@ -31,16 +44,48 @@ export function absenceCoverage(startsAt: Instant, endsAt: Instant, zone: string
   })
 }
 
+/** A weekday target longer than the shortest calendar day (23 hours on a DST change). */
+const SHORTEST_DAY_MINUTES = 23 * 60
+
+/**
+ * Work days of the whole days `from`..`to` (both included): each day with a target > 0 counts 1,
+ * an hourly type its length ÷ the target, at most 1. By whole weeks and at most 6 days more, so a
+ * span of years costs what a week does. Only an hourly type on a weekday whose target exceeds
+ * 23 hours depends on the length of each day (a 23-hour day is less than its target): within the
+ * bound an absence has (CONTRACT §10.3), its days are counted one by one.
+ */
+function wholeWorkDays(from: Day, to: Day, hourly: boolean, calendar: WorkingCalendar): number {
+  const count = dayCount(from, to)
+  if (count <= 0) return 0
+  const oneDay = (day: Day) => {
+    const target = targetMinutes(calendar, day)
+    if (target <= 0) return 0
+    return hourly && target > SHORTEST_DAY_MINUTES ? Math.min(1, dayLengthMinutes(day, calendar.timezone) / target) : 1
+  }
+  const exactByDay = hourly && WEEKDAYS.some((weekday) => calendar.targetMinutes[weekday] > SHORTEST_DAY_MINUTES) && count <= MAX_ABSENCE_DAYS
+  if (exactByDay) return daysFrom(from, to).reduce((sum, day) => sum + oneDay(day), 0)
+  const weeks = Math.floor(count / 7)
+  const perWeek = WEEKDAYS.filter((weekday) => (calendar.targetMinutes[weekday] ?? 0) > 0).length
+  let days = weeks * perWeek
+  for (let i = weeks * 7; i < count; i++) days += targetMinutes(calendar, addDays(from, i)) > 0 ? 1 : 0
+  return days
+}
+
 /**
  * Work days an absence takes: each covered day with a target > 0 counts 1; an hourly type
  * counts its minutes of that day ÷ the day's target, at most 1 a day. Rounded to 2 decimals.
+ * Only the first and the last day can be covered in part; the days between count whole.
  */
 export function absenceWorkDays(absence: { startsAt: Instant; endsAt: Instant }, hourly: boolean, calendar: WorkingCalendar): number {
-  let days = 0
-  for (const { day, minutes } of absenceCoverage(absence.startsAt, absence.endsAt, calendar.timezone)) {
+  const zone = calendar.timezone
+  const span = { start: millis(absence.startsAt), end: millis(absence.endsAt) }
+  const { first, last } = coveredDayRange(span.start, span.end, zone)
+  const partDay = (day: Day) => {
     const target = targetMinutes(calendar, day)
-    if (target <= 0) continue
-    days += hourly ? Math.min(1, minutes / target) : 1
+    if (target <= 0) return 0
+    const { start, end } = dayBounds(day, zone)
+    return hourly ? Math.min(1, toMinutes(overlapMs(span, { start: start.getTime(), end: end.getTime() })) / target) : 1
   }
+  const days = first === last ? partDay(first) : partDay(first) + partDay(last) + wholeWorkDays(addDays(first, 1), addDays(last, -1), hourly, calendar)
   return Math.round((days + Number.EPSILON) * 100) / 100
 }

@@ -99,16 +99,33 @@ export function dayLengthMinutes(day: Day, zone: string): number {
 export const isoWeekday = (day: Day): number => DateTime.fromISO(day, { zone: 'UTC' }).weekday
 
 /**
- * Every calendar day the half-open interval `[start, end)` intersects. An empty interval
- * (end = start) still belongs to the day of its start.
+ * The first and last calendar day the half-open interval `[start, end)` intersects, in O(1)
+ * whatever its length: work must follow the days a request reads, never the length of a span
+ * (CONTRACT §10.3). An empty interval (end = start) still belongs to the day of its start.
  */
-export function daysCovered(start: Instant, end: Instant, zone: string): Day[] {
+export function coveredDayRange(start: Instant, end: Instant, zone: string): { first: Day; last: Day } {
   const from = millis(start)
   const to = millis(end)
-  if (to < from) throw new Error('daysCovered: end before start')
-  const first = calendarDay(from, zone)
+  if (to < from) throw new Error('coveredDayRange: end before start')
   // The end is exclusive: an interval ending at local midnight does not touch the next day.
-  const last = calendarDay(Math.max(from, to - 1), zone)
+  return { first: calendarDay(from, zone), last: calendarDay(Math.max(from, to - 1), zone) }
+}
+
+/** Whether `[start, end)` touches more than one calendar day (O(1)). */
+export const coversSeveralDays = (start: Instant, end: Instant, zone: string): boolean => {
+  const { first, last } = coveredDayRange(start, end, zone)
+  return first !== last
+}
+
+/** The number of calendar days from `from` to `to`, both included (date arithmetic, O(1)). */
+export const dayCount = (from: Day, to: Day): number => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1
+
+/**
+ * Every calendar day the half-open interval `[start, end)` intersects. It lists each day, so it
+ * is only for spans already bounded (tests, a day or two); use `coveredDayRange` for the rest.
+ */
+export function daysCovered(start: Instant, end: Instant, zone: string): Day[] {
+  const { first, last } = coveredDayRange(start, end, zone)
   const days: Day[] = []
   for (let day = first; ; day = nextDay(day)) {
     days.push(day)

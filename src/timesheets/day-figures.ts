@@ -1,4 +1,4 @@
-import { Day, dayBounds, daysCovered } from './calendar'
+import { Day, coversSeveralDays, dayBounds } from './calendar'
 import { MINUTE_MS, overlapMs } from './durations'
 import { WorkingCalendar, WorkingTimeModel, applicableBreakRule, targetMinutes } from './working-time'
 
@@ -105,7 +105,7 @@ export function computeDay(day: Day, entries: EntryInput[], absences: AbsenceInp
     durationMs: workedMs + creditedMs,
     expectedDurationMs,
     hasOpenTimeEntry: entries.some((entry) => entry.endsAt === null),
-    hasMultipleDayTimeEntry: finished.some((entry) => daysCovered(entry.startsAt, entry.endsAt as number, calendar.timezone).length > 1)
+    hasMultipleDayTimeEntry: finished.some((entry) => coversSeveralDays(entry.startsAt, entry.endsAt as number, calendar.timezone))
   }
 }
 

@@ -71,6 +71,51 @@ export async function assertDaysWritable(trx: Knex.Transaction, { companyId, use
   }
 }
 
+/**
+ * The calendar days `from`..`to` (both included) of a user, for a write that covers a span (an
+ * absence): the checks and the recomputation read the rows that exist in it, so their work
+ * follows those rows, never the length of the span (CONTRACT §10.3).
+ */
+export interface AffectedSpan {
+  companyId: number
+  userId: number
+  spans: { from: Day; to: Day }[]
+}
+
+/** The user's rows of `table` whose `column` lies in one of `spans` (one range scan each). */
+async function rowsInSpans(trx: Knex.Transaction, table: string, column: string, user: { companyId: number; userId: number }, spans: { from: Day; to: Day }[], only: Row = {}): Promise<Row[]> {
+  const rows = new Map<number, Row>()
+  for (const { from, to } of spans) {
+    for (const row of await trx(table).where(user).where(only).where(column, '>=', from).where(column, '<=', to)) rows.set(Number(row.id), row)
+  }
+  return [...rows.values()]
+}
+
+/** `assertDaysWritable` for spans: the approved days and locked months that lie in them. */
+export async function assertSpansWritable(trx: Knex.Transaction, { companyId, userId, spans }: AffectedSpan): Promise<void> {
+  const user = { companyId, userId }
+  const approved = (await rowsInSpans(trx, DAY_TABLE, 'day', user, spans, { status: 'approved' })).map((row) => dayOf(row.day))
+  if (approved.length > 0) {
+    throw new Conflict(`The time sheet of user ${userId} is approved for ${approved.sort().join(', ')}; reopen the day (status draft) first`, { days: approved })
+  }
+  const monthSpans = spans.map(({ from, to }) => ({ from: monthOf(from), to }))
+  const locked = (await rowsInSpans(trx, MONTH_TABLE, 'month', user, monthSpans)).filter((row) => row.lockedAt).map((row) => dayOf(row.month))
+  if (locked.length > 0) {
+    throw new Conflict(`The time sheet month ${locked.sort().join(', ')} of user ${userId} is approved and locked; reopen the month (status draft) first`, { months: locked })
+  }
+}
+
+/** Recomputes the rows that exist in `spans` (days, the weeks and months around them) and the carry chain after them. */
+export async function recomputeSpans(trx: Knex.Transaction, { companyId, userId, spans }: AffectedSpan): Promise<Recomputed> {
+  const user = { companyId, userId }
+  const keys = (rows: Row[], column: string) => rows.map((row) => dayOf(row[column]))
+  return recompute(trx, companyId, userId, {
+    days: keys(await rowsInSpans(trx, DAY_TABLE, 'day', user, spans), 'day'),
+    weekStarts: keys(await rowsInSpans(trx, WEEK_TABLE, 'weekStart', user, spans.map(({ from, to }) => ({ from: weekStartOf(from), to }))), 'weekStart'),
+    months: keys(await rowsInSpans(trx, MONTH_TABLE, 'month', user, spans.map(({ from, to }) => ({ from: monthOf(from), to }))), 'month')
+  })
+}
+
 /** Recomputes the rows of `days`, of their weeks and months, and the carry chain after them. */
 export async function recomputeDays(trx: Knex.Transaction, { companyId, userId, days }: AffectedDays): Promise<Recomputed> {
   return recompute(trx, companyId, userId, { days, weekStarts: days.map(weekStartOf), months: days.map(monthOf) })
@@ -138,21 +183,19 @@ export async function recompute(trx: Knex.Transaction, companyId: number, userId
     ? await trx(MONTH_TABLE).where(user).where('month', '>=', previousMonth(sortedUnique(scope.months)[0])).orderBy('month')
     : []
   const monthRows = chain.filter((row) => months.has(dayOf(row.month)))
-  const periodBounds = [
-    ...weekRows.map((row) => [dayOf(row.weekStart), addDays(dayOf(row.weekStart), 6)]),
-    ...monthRows.map((row) => [dayOf(row.month), lastDayOfMonth(dayOf(row.month))])
+  const periodBounds: [Day, Day][] = [
+    ...weekRows.map((row): [Day, Day] => [dayOf(row.weekStart), addDays(dayOf(row.weekStart), 6)]),
+    ...monthRows.map((row): [Day, Day] => [dayOf(row.month), lastDayOfMonth(dayOf(row.month))])
   ]
-  // recomputeDayRows reads every day row of the range; a day of the scope is read here only if
-  // no week or month of the scope covers it (it may widen the range). Usually all are covered.
-  const uncovered = scope.days.filter((day) => !periodBounds.some(([first, last]) => first <= day && day <= last))
-  const dayRows = await rowsIn(trx, DAY_TABLE, 'day', user, uncovered)
+  // recomputeDayRows reads every day row of the periods; a day of the scope is read here only if
+  // no week or month of the scope covers it. Usually all are covered.
+  const covered = new Set(periodBounds.flatMap(([first, last]) => daysFrom(first, last)))
+  const dayRows = await rowsIn(trx, DAY_TABLE, 'day', user, scope.days.filter((day) => !covered.has(day)))
   if (dayRows.length + weekRows.length + monthRows.length === 0) return result
 
   const calendar = await loadWorkingCalendar(trx, companyId)
-  const bounds = [...dayRows.map((row) => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
-  const from = bounds.map(([first]) => first).sort()[0]
-  const to = bounds.map(([, last]) => last).sort().pop() as Day
-  const states = await recomputeDayRows(trx, user, from, to, calendar, result)
+  const periods = [...dayRows.map((row): [Day, Day] => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
+  const states = await recomputeDayRows(trx, user, dayRuns(periods), calendar, result)
   await recomputeWeekRows(trx, companyId, weekRows, states, result)
   await recomputeMonthChain(trx, companyId, chain, months, states, calendar, result)
   return result
@@ -202,19 +245,49 @@ async function loadInputs(trx: Knex.Transaction, { companyId, userId }: { compan
 
 const stamp = () => new Date().toISOString()
 
-/** Every calendar day of `[from, to]` as the aggregates see it; the stored day rows among them are brought up to date. */
+/**
+ * The periods as disjoint runs of consecutive days, in order: the days a recomputation computes
+ * are those of the rows it recomputes, not every day between the first and the last of them
+ * (a user's rows of 2001 and of today are two runs, not 25 years).
+ */
+export function dayRuns(periods: [Day, Day][]): [Day, Day][] {
+  const runs: [Day, Day][] = []
+  for (const [first, last] of [...periods].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const previous = runs[runs.length - 1]
+    if (previous && first <= addDays(previous[1], 1)) {
+      if (last > previous[1]) previous[1] = last
+    } else runs.push([first, last])
+  }
+  return runs
+}
+
+/** Every calendar day of the runs as the aggregates see it; the stored day rows among them are brought up to date. */
 async function recomputeDayRows(
+  trx: Knex.Transaction,
+  user: { companyId: number; userId: number },
+  runs: [Day, Day][],
+  calendar: WorkingCalendar,
+  result: Recomputed
+): Promise<Map<Day, DayState>> {
+  const states = new Map<Day, DayState>()
+  const recomputed: Recomputation[] = []
+  for (const [from, to] of runs) await computeRun(trx, user, from, to, calendar, states, recomputed)
+  await writeChanged(trx, DAY_TABLE, user.companyId, recomputed, result.days)
+  return states
+}
+
+/** The states of the days `from`..`to`, and the recomputation of their stored rows. */
+async function computeRun(
   trx: Knex.Transaction,
   user: { companyId: number; userId: number },
   from: Day,
   to: Day,
   calendar: WorkingCalendar,
-  result: Recomputed
-): Promise<Map<Day, DayState>> {
+  states: Map<Day, DayState>,
+  recomputed: Recomputation[]
+) {
   const inputs = await loadInputs(trx, user, from, to, calendar.timezone)
   const rows = new Map<Day, Row>((await trx(DAY_TABLE).where(user).where('day', '>=', from).where('day', '<=', to)).map((row: Row) => [dayOf(row.day), row]))
-  const states = new Map<Day, DayState>()
-  const recomputed: Recomputation[] = []
   for (const day of daysFrom(from, to)) {
     const row = rows.get(day)
     const computed = computeDay(day, inputs.entries.get(day) ?? [], inputs.absences, calendar)
@@ -237,8 +310,6 @@ async function recomputeDayRows(
     })
     if (row) recomputed.push({ row, columns: { ...(frozen ? {} : dayFigureColumns(fresh)), recomputable } })
   }
-  await writeChanged(trx, DAY_TABLE, user.companyId, recomputed, result.days)
-  return states
 }
 
 /** A stored row and the values a recomputation gives its columns. */

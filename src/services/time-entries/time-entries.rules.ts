@@ -19,6 +19,9 @@ interface PlannedWrite {
   days: Day[]
 }
 
+/** The longest finished entry (CONTRACT §10.3); a running one is not limited. */
+const MAX_ENTRY_MS = 24 * 60 * 60 * 1000
+
 // What beforeWrite decided, for toRow and afterWrite of the same write.
 const planned = new WeakMap<WriteContext, PlannedWrite>()
 
@@ -94,6 +97,10 @@ export async function checkTimeEntry(write: WriteContext): Promise<ValidationErr
   if (!outcome.ok) {
     if (outcome.status === 409) throw new Conflict(`Cannot change ${outcome.field}: ${outcome.message}`, { validationErrors: { [outcome.field]: outcome.message } })
     errors[outcome.field] = outcome.message
+  }
+  // CONTRACT §10.3: a finished entry spans at most a day; named endsAt whichever end moved.
+  if (outcome.ok && outcome.clock.end !== null && outcome.clock.end - outcome.clock.start > MAX_ENTRY_MS) {
+    errors.endsAt = 'must be at most 24 hours after startsAt'
   }
   if (!outcome.ok || Object.keys(errors).length > 0) return errors
 

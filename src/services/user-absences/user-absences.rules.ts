@@ -2,9 +2,9 @@ import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
 import type { HookContext } from '../../declarations'
 import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
-import { absenceStatus, absenceWorkDays } from '../../timesheets/absences'
-import { daysCovered, millis, uniqueDays } from '../../timesheets/calendar'
-import { assertDaysWritable, lockUserTime, recomputeDays } from '../../timesheets/recompute'
+import { MAX_ABSENCE_DAYS, absenceDayCount, absenceStatus, absenceWorkDays } from '../../timesheets/absences'
+import { coveredDayRange, millis } from '../../timesheets/calendar'
+import { assertSpansWritable, lockUserTime, recomputeSpans } from '../../timesheets/recompute'
 import { publishRecomputed } from '../../timesheets/events'
 import { parseWorkingTime } from '../../timesheets/working-time'
 
@@ -17,8 +17,8 @@ const db = (context: HookContext): Knex => context.params.transaction?.trx ?? co
 const trxOf = (context: HookContext) => context.params.transaction!.trx! as Knex.Transaction
 const isSet = (value: unknown) => value !== undefined && value !== null
 
-// The user and calendar days a write touches, from beforeWrite to afterWrite of the same write.
-const planned = new WeakMap<WriteContext, { userId: number; days: string[] }>()
+// The user and the spans of calendar days a write touches, from beforeWrite to afterWrite of the same write.
+const planned = new WeakMap<WriteContext, { userId: number; spans: { from: string; to: string }[] }>()
 
 /** Each decision timestamp and the `...ById` field that records who made it. */
 const DECIDERS: [timestamps: string[], byId: string][] = [
@@ -40,7 +40,7 @@ function fillDeciders(data: Row, merged: Row, actingUserId: number | undefined) 
 }
 
 /** Decisions that cannot coexist (400) or come before the request (409). */
-function checkDecisions(merged: Row, data: Row, type: Row): ValidationErrors {
+function checkDecisions(merged: Row, data: Row, type: Row, zone: string): ValidationErrors {
   const errors: ValidationErrors = {}
   const clash = (a: string, b: string) => {
     if (isSet(merged[a]) && isSet(merged[b])) errors[data[b] !== undefined ? b : a] = `cannot be set together with ${data[b] !== undefined ? a : b}`
@@ -54,6 +54,9 @@ function checkDecisions(merged: Row, data: Row, type: Row): ValidationErrors {
   }
   if (isSet(merged.startsAt) && isSet(merged.endsAt) && millis(merged.endsAt as string) <= millis(merged.startsAt as string)) {
     errors[data.endsAt !== undefined ? 'endsAt' : 'startsAt'] = data.endsAt !== undefined ? 'must be after startsAt' : 'must be before endsAt'
+  } else if (isSet(merged.startsAt) && isSet(merged.endsAt) && absenceDayCount(merged.startsAt as string, merged.endsAt as string, zone) > MAX_ABSENCE_DAYS) {
+    // CONTRACT §10.3: always named endsAt, also when a PATCH moved only the start.
+    errors.endsAt = `must be at most ${MAX_ABSENCE_DAYS} calendar days after startsAt (an absence covers at most ${MAX_ABSENCE_DAYS} days)`
   }
   return errors
 }
@@ -80,7 +83,11 @@ async function assertNoOverlap(trx: Knex.Transaction, companyId: number, merged:
   if (other) throw new Conflict(`The absence overlaps absence ${other.id} of user ${merged.userId}`, { userAbsenceId: Number(other.id) })
 }
 
-const coveredDays = (absence: Row, zone: string) => daysCovered(absence.startsAt, absence.endsAt, zone)
+/** The calendar days an absence covers, as one span (O(1), whatever its length). */
+const coveredSpan = (absence: Row, zone: string) => {
+  const { first, last } = coveredDayRange(absence.startsAt, absence.endsAt, zone)
+  return { from: first, to: last }
+}
 
 export async function checkAbsence(write: WriteContext): Promise<ValidationErrors | void> {
   const { data, existing, companyId, context } = write
@@ -96,40 +103,40 @@ export async function checkAbsence(write: WriteContext): Promise<ValidationError
   }
   fillDeciders(data, { ...before, ...data }, context.params.user?.id)
   const merged = { ...before, ...data }
-  const errors = checkDecisions(merged, data, type)
+  const zone = context.params.company!.timezone
+  const errors = checkDecisions(merged, data, type, zone)
   if (Object.keys(errors).length > 0) return errors
   assertRequested(merged)
   data.status = absenceStatus(merged)
 
   const userId = Number(merged.userId)
-  const zone = context.params.company!.timezone
-  const days = uniqueDays(existing ? coveredDays(existing, zone) : [], coveredDays(merged, zone))
+  const spans = [...(existing ? [coveredSpan(existing, zone)] : []), coveredSpan(merged, zone)]
   await lockUserTime(trx, { companyId, userId })
-  await assertDaysWritable(trx, { companyId, userId, days })
+  await assertSpansWritable(trx, { companyId, userId, spans })
   if (data.status !== 'declined') await assertNoOverlap(trx, companyId, merged, existing?.id)
-  planned.set(write, { userId, days })
+  planned.set(write, { userId, spans })
 }
 
 export async function afterAbsenceWrite(_id: number, write: WriteContext) {
-  await publishRecomputed(write.context, await recomputeDays(trxOf(write.context), { companyId: write.companyId, ...planned.get(write)! }))
+  await publishRecomputed(write.context, await recomputeSpans(trxOf(write.context), { companyId: write.companyId, ...planned.get(write)! }))
 }
 
-const removedDays = (absence: Row, context: HookContext) => ({
+const removedSpan = (absence: Row, context: HookContext) => ({
   companyId: context.params.company!.id,
   userId: Number(absence.userId),
-  days: coveredDays(absence, context.params.company!.timezone)
+  spans: [coveredSpan(absence, context.params.company!.timezone)]
 })
 
 export async function beforeAbsenceRemove(id: number, context: HookContext) {
   const trx = trxOf(context)
   const absence = await trx('user_absences').where({ id, companyId: context.params.company!.id }).first('userId', 'startsAt', 'endsAt')
-  const affected = removedDays(absence, context)
+  const affected = removedSpan(absence, context)
   await lockUserTime(trx, affected)
-  await assertDaysWritable(trx, affected)
+  await assertSpansWritable(trx, affected)
 }
 
 export async function afterAbsenceRemove(removed: Row, context: HookContext) {
-  await publishRecomputed(context, await recomputeDays(trxOf(context), removedDays(removed, context)))
+  await publishRecomputed(context, await recomputeSpans(trxOf(context), removedSpan(removed, context)))
 }
 
 /** `workDays` of a page of absences from their types and the company's model, in one query. */
