@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict'
-import type { Server } from 'node:http'
+import { spawn, type ChildProcess } from 'node:child_process'
+import crypto from 'node:crypto'
+import http, { type Server } from 'node:http'
+import net from 'node:net'
+import { createClient } from 'redis'
 import { feathers } from '@feathersjs/feathers'
 import socketio from '@feathersjs/socketio-client'
 import { io } from 'socket.io-client'
 import { forEachDatabase, type DatabaseSuite } from './support/harness'
 import { HttpClient } from './support/http'
+import { startServe, stopProcess } from './support/cli'
 import { createApp } from '../src/app'
 import type { Application } from '../src/declarations'
 
@@ -47,6 +52,53 @@ function socketFrom(url: string, headers: Record<string, string> = {}) {
       .then(() => ({ code: 201, data: undefined as any }))
       .catch((error: any) => ({ code: error.code as number, data: error.data }))
   return { client, authenticate, close: () => socket.close() }
+}
+
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
+
+/** Whether a Redis answers at `url` (a test that needs one skips, saying why, when none does). */
+async function redisAnswers(url: string) {
+  const client = createClient({ url, socket: { connectTimeout: 1000, reconnectStrategy: false } })
+  client.on('error', () => undefined)
+  try {
+    await client.connect()
+    await client.ping()
+    return true
+  } catch {
+    return false
+  } finally {
+    if (client.isOpen) client.destroy()
+  }
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** A redis-server of the test's own, so that stopping it leaves the shared one alone. */
+async function ownRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+  // Not left behind when mocha exits early (a timeout).
+  const stop = () => child.kill('SIGKILL')
+  process.once('exit', stop)
+  child.once('exit', () => process.removeListener('exit', stop))
+  for (let i = 0; i < 100 && !(await redisAnswers(`redis://127.0.0.1:${port}`)); i++) await new Promise((r) => setTimeout(r, 50))
+  return child
+}
+
+/** A GET on a new connection each time, so that node:cluster may hand it to either worker. */
+function getOnNewConnection(url: string, path: string, apiKey: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url + path, { agent: false, headers: { authorization: `Bearer ${apiKey}`, connection: 'close' } }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+    })
+    req.on('error', reject)
+  })
 }
 
 const from = (address: string, extra: Record<string, string> = {}) => ({ headers: { 'x-forwarded-for': address, ...extra } })
@@ -244,6 +296,98 @@ forEachDatabase('rate limits', (suite) => {
       } finally {
         await unlimited.stop()
         await counted.stop()
+      }
+    })
+  })
+  describe('counters shared by workers and instances', () => {
+    it('WEB_CONCURRENCY=2: one budget per key for both workers', async function () {
+      this.timeout(60000)
+      const port = await freePort()
+      const c = await suite.company()
+      const served = await startServe({
+        DATABASE_URL: suite.server().db.url,
+        DATA_DIR: suite.server().app.get('dataDir'),
+        PORT: String(port),
+        WEB_CONCURRENCY: '2',
+        RATE_LIMIT_PER_KEY: '10',
+        REDIS_URL: ''
+      })
+      try {
+        const deadline = Date.now() + 40000
+        while ((served.output().match(/listening on/g) ?? []).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+        assert.equal((served.output().match(/listening on/g) ?? []).length, 2, served.output())
+        // Twenty requests on new connections land on both workers; per-worker counters would let ~20 through.
+        const statuses: number[] = []
+        for (let i = 0; i < 20; i++) statuses.push(await getOnNewConnection(served.url, '/v1/customers', c.apiKey))
+        assert.equal(statuses.filter((s) => s === 200).length, 10, statuses.join(' '))
+        assert.equal(statuses.filter((s) => s === 429).length, 10, statuses.join(' '))
+      } finally {
+        await stopProcess(served.child)
+      }
+    })
+
+    it('REDIS_URL: two instances share one budget per key', async function () {
+      this.timeout(20000)
+      if (!(await redisAnswers(REDIS_URL))) {
+        console.warn(`      (skipped: no Redis answers at ${REDIS_URL}; set REDIS_URL)`)
+        this.skip()
+      }
+      const syncKey = `crewclock-test-${crypto.randomUUID()}`
+      const one = await limitedServer(suite, { perKey: 6, redisUrl: REDIS_URL, syncKey })
+      const two = await limitedServer(suite, { perKey: 6, redisUrl: REDIS_URL, syncKey })
+      try {
+        const c = await suite.company()
+        const statuses = []
+        for (let i = 0; i < 4; i++) {
+          statuses.push((await one.http.withKey(c.apiKey).get('/v1/customers')).status)
+          statuses.push((await two.http.withKey(c.apiKey).get('/v1/customers')).status)
+        }
+        assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429])
+        const remaining = (await two.http.withKey(c.apiKey).get('/v1/customers')).headers.get('ratelimit-remaining')
+        assert.equal(remaining, '0')
+      } finally {
+        await one.stop()
+        await two.stop()
+      }
+    })
+
+    it('Redis down: requests still answer, counted in memory, and Redis takes over again when it is back', async function () {
+      this.timeout(30000)
+      const port = await freePort()
+      let redis = await ownRedis(port)
+      if (!(await redisAnswers(`redis://127.0.0.1:${port}`))) {
+        redis.kill()
+        console.warn('      (skipped: redis-server could not be started)')
+        this.skip()
+      }
+      const limited = await limitedServer(suite, { perKey: 3, redisUrl: `redis://127.0.0.1:${port}`, syncKey: `crewclock-test-${crypto.randomUUID()}` })
+      try {
+        const c = await suite.company()
+        const api = limited.http.withKey(c.apiKey)
+        assert.equal((await api.get('/v1/customers')).headers.get('ratelimit-remaining'), '2', 'counted in Redis')
+        await new Promise<void>((resolve) => {
+          redis.once('exit', () => resolve())
+          redis.kill('SIGKILL')
+        })
+        const whileDown = []
+        for (let i = 0; i < 4; i++) whileDown.push((await api.get('/v1/customers')).status)
+        // The in-memory insurance starts its own count: the limit still holds, nothing fails.
+        assert.deepEqual(whileDown, [200, 200, 200, 429])
+        redis = await ownRedis(port)
+        // The client reconnects on its own (backoff up to 5 s); Redis, empty again, then counts afresh.
+        let back = await api.get('/v1/customers')
+        for (let i = 0; i < 150 && back.status !== 200; i++) {
+          await new Promise((r) => setTimeout(r, 100))
+          back = await api.get('/v1/customers')
+        }
+        assert.equal(back.status, 200, 'counted in Redis again')
+        assert.equal(back.headers.get('ratelimit-remaining'), '2')
+        // feathers-sync's clients quit only once they are connected again (src/sync.ts teardown).
+        const sync = (limited.app as any).sync
+        for (let i = 0; i < 150 && !(sync.pub.isReady && sync.sub.isReady); i++) await new Promise((r) => setTimeout(r, 100))
+      } finally {
+        await limited.stop()
+        redis.kill()
       }
     })
   })
