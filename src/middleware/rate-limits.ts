@@ -24,7 +24,11 @@ export function counterStore(options: { redisUrl?: string; namespace: string; lo
   if (redisUrl) {
     // Commands fail at once while Redis is away (no offline queue), so the in-memory insurance
     // counts instead and requests never wait for, or fail because of, the limiter.
-    const client = createClient({ url: redisUrl, disableOfflineQueue: true, socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000) } })
+    const client = createClient({
+      url: redisUrl,
+      disableOfflineQueue: true,
+      socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000) }
+    })
     let warned = false
     client.on('error', (error) => {
       if (!warned) logger.warn({ err: error }, 'rate limits: Redis unreachable; counting in memory until it is back')
@@ -51,9 +55,15 @@ export function counterStore(options: { redisUrl?: string; namespace: string; lo
   }
   if (cluster.isWorker) {
     // The primary holds the counters (RateLimiterClusterMaster, created by `serve`).
-    return { limiter: (name, points, duration) => new RateLimiterCluster({ keyPrefix: `${namespace}:${name}`, points, duration, timeoutMs: 1000 }), close: async () => undefined }
+    return {
+      limiter: (name, points, duration) => new RateLimiterCluster({ keyPrefix: `${namespace}:${name}`, points, duration, timeoutMs: 1000 }),
+      close: async () => undefined
+    }
   }
-  return { limiter: (name, points, duration) => new RateLimiterMemory({ keyPrefix: `${namespace}:${name}`, points, duration }), close: async () => undefined }
+  return {
+    limiter: (name, points, duration) => new RateLimiterMemory({ keyPrefix: `${namespace}:${name}`, points, duration }),
+    close: async () => undefined
+  }
 }
 
 const secondsUntil = (state: RateLimiterRes) => Math.max(1, Math.ceil(state.msBeforeNext / 1000))
@@ -188,7 +198,10 @@ export interface RateLimits {
   store: CounterStore
 }
 
-export function rateLimits(settings: { authFailures: { points: number; duration: number }; perKey: number }, options: { redisUrl?: string; namespace: string; logger: Logger }): RateLimits {
+export function rateLimits(
+  settings: { authFailures: { points: number; duration: number }; perKey: number },
+  options: { redisUrl?: string; namespace: string; logger: Logger }
+): RateLimits {
   const store = counterStore(options)
   const { points, duration } = settings.authFailures
   return {
