@@ -13,7 +13,9 @@ import { errorHandler, requireJsonBody } from './middleware/errors'
 import { guardPrototypePathSegments, refusePrototypeQueryKeys } from './middleware/prototype-keys'
 import { noPostOnItems } from './middleware/methods'
 import { proxyTrust } from './middleware/trust-proxy'
-import { authFailureLimiter, corsFor, perKeyLimiter, requestLog, securityHeaders } from './middleware/security'
+import { corsFor, requestLog, securityHeaders } from './middleware/security'
+import { limitFailedAuthentication, rateLimits as createRateLimits } from './middleware/rate-limits'
+import { limitFailedLogins, recordSocketAddresses } from './auth/auth-failures'
 import { services } from './services'
 import { channels, trackSockets } from './channels'
 import { syncEvents } from './sync'
@@ -52,13 +54,18 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
 
   const { cors: corsConfig, rateLimit } = app.get('security')
   // Client address and TLS as TRUST_PROXY allows them to be read (rate limits, security headers).
-  app.set('proxyTrust' as any, proxyTrust(app.get('trustProxy')))
+  const trust = proxyTrust(app.get('trustProxy'))
+  app.set('proxyTrust' as any, trust)
+  // Counters in Redis (REDIS_URL), else in the cluster primary (WEB_CONCURRENCY > 1), else here;
+  // SYNC_KEY namespaces them like the events, so deployments sharing a Redis never mix counts.
+  const limits = createRateLimits(rateLimit, { redisUrl: app.get('redisUrl'), namespace: app.get('syncKey') || 'crewclock', logger })
+  app.set('rateLimits' as any, limits)
+  app.set('keyBudget' as any, limits.keyBudget)
   app.use(requestLog(logger))
   app.use(errorHandler(logger))
   app.use(securityHeaders())
   app.use(corsFor(corsConfig.origins))
-  app.use(authFailureLimiter(rateLimit.authFailures))
-  app.set('keyLimiter' as any, perKeyLimiter(rateLimit.perKey))
+  app.use(limitFailedAuthentication(limits.authFailures, trust))
   app.use(async (ctx, next) => {
     if (ctx.path === '/health') {
       ctx.body = { status: 'ok' }
@@ -83,8 +90,14 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.use(requireJsonBody)
   app.use(bodyParser({ jsonLimit: '1mb', jsonStrict: true, multipart: false, urlencoded: false, text: false, onError: (error: Error) => { throw error } } as any))
   app.configure(rest())
-  app.configure(socketio({ cors: { origin: corsConfig.origins.length ? corsConfig.origins : false } }, trackSockets(app)))
+  app.configure(
+    socketio({ cors: { origin: corsConfig.origins.length ? corsConfig.origins : false } }, (io) => {
+      recordSocketAddresses(trust)(io)
+      trackSockets(app)(io)
+    })
+  )
   app.configure(authentication)
+  app.configure(limitFailedLogins)
   app.configure(usageCounting)
   // feathers-sync wraps service events through a mixin: it must be configured before the services.
   app.configure(syncEvents)
@@ -99,7 +112,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
         try {
           await next()
         } finally {
-          await knex.destroy()
+          await Promise.allSettled([knex.destroy(), limits.store.close()])
         }
       }
     ]

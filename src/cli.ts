@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander'
 import crypto from 'node:crypto'
 import cluster from 'node:cluster'
+import { RateLimiterClusterMaster } from 'rate-limiter-flexible'
 import type { Knex } from 'knex'
 import { createApp } from './app'
 import { migrateLatest } from './db/migrations'
@@ -80,6 +81,9 @@ export async function serve() {
     }
     if (workers > 1) {
       await db.destroy()
+      // Without Redis the workers' rate-limit counters live here, so the limits hold for the
+      // deployment, not per worker (CONTRACT §10.2).
+      new RateLimiterClusterMaster()
       // Workers share the port (node:cluster); SQLite runs in WAL mode, so they read concurrently.
       let stopping = false
       for (let i = 0; i < workers; i++) cluster.fork()

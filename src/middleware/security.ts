@@ -2,8 +2,7 @@ import helmet from 'koa-helmet'
 import cors from '@koa/cors'
 import crypto from 'node:crypto'
 import type { Context, Next } from 'koa'
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
-import { TooManyRequests } from '@feathersjs/errors'
+import { RATE_LIMIT_HEADERS } from './rate-limits'
 import type { Logger } from 'pino'
 
 /** Security headers; the pages under public/ load only their own scripts and styles. */
@@ -31,49 +30,9 @@ export const corsFor = (origins: string[]) =>
       return origins.includes(origin) ? origin : ''
     },
     allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposeHeaders: ['Retry-After', 'X-Request-Id', 'WWW-Authenticate'],
+    exposeHeaders: [...RATE_LIMIT_HEADERS, 'X-Request-Id', 'WWW-Authenticate'],
     maxAge: 600
   })
-
-/**
- * Failed authentication is limited per client address: after `points` 401s within `duration`
- * seconds the address gets 429 with Retry-After until the window has passed, whatever it sends.
- */
-export function authFailureLimiter(options: { points: number; duration: number }) {
-  const limiter = new RateLimiterMemory({ points: options.points, duration: options.duration, keyPrefix: 'auth-failures' })
-  return async (ctx: Context, next: Next) => {
-    const key = ctx.ip
-    const state = await limiter.get(key)
-    if (state && state.consumedPoints >= options.points) throw tooMany(ctx, state)
-    try {
-      await next()
-    } catch (error: any) {
-      if (error?.code === 401) await limiter.penalty(key, 1)
-      throw error
-    }
-    if (ctx.status === 401) await limiter.penalty(key, 1)
-  }
-}
-
-export function tooMany(ctx: { set: (name: string, value: string) => void } | undefined, state: RateLimiterRes) {
-  const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000))
-  ctx?.set('Retry-After', String(seconds))
-  return new TooManyRequests(`Too many requests; retry in ${seconds} s`, { retryAfter: seconds })
-}
-
-/** Per-key request budget (requests per minute; 0 = unlimited). */
-export function perKeyLimiter(perMinute: number) {
-  if (!perMinute) return null
-  const limiter = new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix: 'api-key' })
-  return async (apiKeyId: number) => {
-    try {
-      await limiter.consume(String(apiKeyId))
-      return null
-    } catch (state) {
-      return state as RateLimiterRes
-    }
-  }
-}
 
 /**
  * A request id for every request (the caller's X-Request-Id when it is sane, else a new one),

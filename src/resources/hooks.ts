@@ -6,7 +6,6 @@ import type { Resource } from './define-resource'
 import { parseListQuery } from './query'
 import { badRequest, validateBody } from './validation'
 import { INT32_MAX } from './types'
-import { tooMany } from '../middleware/security'
 import { allows, Access } from '../auth/scopes'
 
 /**
@@ -21,8 +20,8 @@ export const requireApiKey = async (context: HookContext, next: NextFunction) =>
     if ((context.params as any).settingsLogin) throw new NotAuthenticated('Use an API key for /v1')
     const { company, apiKey } = context.params
     if (company && apiKey) {
-      const limited = await context.app.get('keyLimiter' as any)?.(apiKey.id)
-      if (limited) throw tooMany(undefined, limited)
+      // The key's budget (CONTRACT §10.2); on REST its RateLimit-* headers go out with the response.
+      await context.app.get('keyBudget' as any)?.spend(apiKey.id, (context.params as any).rateLimitHeaders)
       context.app.get('usage' as any)?.record(company.id, apiKey.id, 'v1')
     }
   }

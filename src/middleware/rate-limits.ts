@@ -1,0 +1,212 @@
+import cluster from 'node:cluster'
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+import type { Context, Next } from 'koa'
+import { createClient } from 'redis'
+import { RateLimiterAbstract, RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
+import { TooManyRequests } from '@feathersjs/errors'
+import type { Logger } from 'pino'
+import type { ProxyTrust } from './trust-proxy'
+
+/**
+ * The limits of CONTRACT §10.2, on rate-limiter-flexible. Counters live where every process that
+ * serves the deployment sees them: in Redis with REDIS_URL (every instance), else in the cluster
+ * primary when WEB_CONCURRENCY > 1 (every worker), else in this process.
+ */
+
+export interface CounterStore {
+  /** A counter of `points` per `duration` seconds, shared as described above. */
+  limiter(name: string, points: number, duration: number): RateLimiterAbstract
+  close(): Promise<void>
+}
+
+export function counterStore(options: { redisUrl?: string; namespace: string; logger: Logger }): CounterStore {
+  const { redisUrl, namespace, logger } = options
+  if (redisUrl) {
+    // Commands fail at once while Redis is away (no offline queue), so the in-memory insurance
+    // counts instead and requests never wait for, or fail because of, the limiter.
+    const client = createClient({
+      url: redisUrl,
+      disableOfflineQueue: true,
+      socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000) }
+    })
+    let warned = false
+    client.on('error', (error) => {
+      if (!warned) logger.warn({ err: error }, 'rate limits: Redis unreachable; counting in memory until it is back')
+      warned = true
+    })
+    client.on('ready', () => (warned = false))
+    client.connect().catch(() => undefined)
+    return {
+      limiter: (name, points, duration) =>
+        new RateLimiterRedis({
+          storeClient: client,
+          useRedisPackage: true,
+          rejectIfRedisNotReady: true,
+          keyPrefix: `${namespace}:rate-limit:${name}`,
+          points,
+          duration,
+          insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${namespace}:rate-limit:${name}`, points, duration })
+        }),
+      close: async () => {
+        if (client.isOpen) await client.quit().catch(() => client.destroy())
+        else client.destroy()
+      }
+    }
+  }
+  if (cluster.isWorker) {
+    // The primary holds the counters (RateLimiterClusterMaster, created by `serve`).
+    return {
+      limiter: (name, points, duration) => new RateLimiterCluster({ keyPrefix: `${namespace}:${name}`, points, duration, timeoutMs: 1000 }),
+      close: async () => undefined
+    }
+  }
+  return {
+    limiter: (name, points, duration) => new RateLimiterMemory({ keyPrefix: `${namespace}:${name}`, points, duration }),
+    close: async () => undefined
+  }
+}
+
+const secondsUntil = (state: RateLimiterRes) => Math.max(1, Math.ceil(state.msBeforeNext / 1000))
+
+export function tooMany(state: RateLimiterRes) {
+  const retryAfter = secondsUntil(state)
+  // The REST error handler turns data.retryAfter into the Retry-After header; sockets see it in data.
+  return new TooManyRequests(`Too many requests; retry in ${retryAfter} s`, { retryAfter })
+}
+
+/**
+ * Spends one point; the state, or `null` when the store itself failed. A limiter that cannot
+ * count lets the request through (fail-open): an outage of the counters must not become an
+ * outage of the API.
+ */
+async function spend(limiter: RateLimiterAbstract, key: string, logger: Logger): Promise<{ allowed: boolean; state: RateLimiterRes } | null> {
+  try {
+    return { allowed: true, state: await limiter.consume(key) }
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return { allowed: false, state: rejection }
+    logger.warn({ err: rejection }, 'rate limit not counted')
+    return null
+  }
+}
+
+/**
+ * Failed authentications per client address. A failure is counted after it happened, so a
+ * valid key is never refused; password logins also ask `refusal` before the password is
+ * compared, so a limited address cannot keep guessing (CONTRACT §10.2, docs/decisions.md).
+ */
+export class AuthFailureLimit {
+  constructor(
+    private readonly limiter: RateLimiterAbstract,
+    readonly points: number,
+    private readonly logger: Logger
+  ) {}
+
+  /** Counts one failure; the TooManyRequests to answer instead once the address is over its budget. */
+  async fail(address: string): Promise<TooManyRequests | null> {
+    const counted = await spend(this.limiter, address, this.logger)
+    return counted && !counted.allowed ? tooMany(counted.state) : null
+  }
+
+  /** The TooManyRequests for an address that has used up its failures, else null. */
+  async refusal(address: string): Promise<TooManyRequests | null> {
+    try {
+      const state = await this.limiter.get(address)
+      return state && state.consumedPoints >= this.points ? tooMany(state) : null
+    } catch (error) {
+      this.logger.warn({ err: error }, 'rate limit not read')
+      return null
+    }
+  }
+}
+
+/** IETF RateLimit header fields of a key's budget (seconds until the window resets). */
+export type RateLimitHeaders = Record<string, string>
+
+/** Requests per API key per minute; `perKey: 0` builds no budget at all. */
+export class KeyBudget {
+  constructor(
+    private readonly limiter: RateLimiterAbstract,
+    readonly points: number,
+    readonly duration: number,
+    private readonly logger: Logger
+  ) {}
+
+  /** Spends one request of the key; fills `headers` (REST) and throws TooManyRequests when the budget is gone. */
+  async spend(apiKeyId: number, headers?: RateLimitHeaders) {
+    const counted = await spend(this.limiter, String(apiKeyId), this.logger)
+    if (!counted) return
+    if (headers) {
+      Object.assign(headers, {
+        'RateLimit-Limit': String(this.points),
+        'RateLimit-Remaining': String(counted.state.remainingPoints),
+        'RateLimit-Reset': String(secondsUntil(counted.state)),
+        'RateLimit-Policy': `${this.points};w=${this.duration}`
+      })
+    }
+    if (!counted.allowed) throw tooMany(counted.state)
+  }
+}
+
+/** The header fields a browser integration may read (CORS). */
+export const RATE_LIMIT_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']
+
+const CLIENT_ADDRESS = Symbol('crewclock.clientAddress')
+
+/**
+ * Records the client address on a request's header object. Feathers hands that same object to
+ * services as `params.headers` on REST and on sockets (the handshake's headers), so the
+ * authentication hooks find the address without trusting anything the client sent.
+ */
+export function stampClientAddress(req: IncomingMessage, trust: ProxyTrust) {
+  const address = trust.clientAddress(req)
+  Object.defineProperty(req.headers, CLIENT_ADDRESS, { value: address, enumerable: false, configurable: true })
+  return address
+}
+
+export const stampedClientAddress = (headers: IncomingHttpHeaders | undefined): string | undefined => (headers as any)?.[CLIENT_ADDRESS]
+
+const UNLIMITED_PATHS = new Set(['/health', '/ready'])
+
+/**
+ * REST: every 401 counts against the client address and, over the budget, becomes a 429. The
+ * per-key budget of an authenticated /v1 request is filled in by `requireApiKey` and sent here,
+ * on success and on error.
+ */
+export const limitFailedAuthentication = (failures: AuthFailureLimit, trust: ProxyTrust) => async (ctx: Context, next: Next) => {
+  if (UNLIMITED_PATHS.has(ctx.path)) return next()
+  const address = stampClientAddress(ctx.req, trust)
+  const rateLimitHeaders: RateLimitHeaders = {}
+  ctx.feathers = { ...ctx.feathers, rateLimitHeaders } as any
+  try {
+    await next()
+  } catch (error: any) {
+    ctx.set(rateLimitHeaders)
+    if (error?.code === 401) throw (await failures.fail(address)) ?? error
+    throw error
+  }
+  ctx.set(rateLimitHeaders)
+  if (ctx.status === 401) {
+    const refusal = await failures.fail(address)
+    if (refusal) throw refusal
+  }
+}
+
+export interface RateLimits {
+  authFailures: AuthFailureLimit
+  /** null when `perKey` is 0 (unlimited). */
+  keyBudget: KeyBudget | null
+  store: CounterStore
+}
+
+export function rateLimits(
+  settings: { authFailures: { points: number; duration: number }; perKey: number },
+  options: { redisUrl?: string; namespace: string; logger: Logger }
+): RateLimits {
+  const store = counterStore(options)
+  const { points, duration } = settings.authFailures
+  return {
+    authFailures: new AuthFailureLimit(store.limiter('auth-failures', points, duration), points, options.logger),
+    keyBudget: settings.perKey ? new KeyBudget(store.limiter('api-key', settings.perKey, 60), settings.perKey, 60, options.logger) : null,
+    store
+  }
+}
