@@ -55,7 +55,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.set('proxyTrust' as any, proxyTrust(app.get('trustProxy')))
   app.use(requestLog(logger))
   app.use(errorHandler(logger))
-  app.use(securityHeaders())
+  app.use(securityHeaders(app.get('proxyTrust' as any)))
   app.use(corsFor(corsConfig.origins))
   app.use(authFailureLimiter(rateLimit.authFailures))
   app.set('keyLimiter' as any, perKeyLimiter(rateLimit.perKey))
