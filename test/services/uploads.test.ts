@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
+import { randomUUID } from 'node:crypto'
+import type { Server } from 'node:http'
 import { forEachDatabase, TestCompany } from '../support/harness'
+import { HttpClient } from '../support/http'
+import { createApp } from '../../src/app'
+import type { Application } from '../../src/declarations'
 import { parse as parseContentDisposition } from 'content-disposition'
 import { signDownload } from '../../src/services/uploads/download-url'
 
@@ -135,6 +140,68 @@ forEachDatabase('uploads', (suite) => {
     const res = await fetch(patched.body.downloadUrl)
     assert.equal(res.headers.get('set-cookie'), null)
     assert.equal(parseContentDisposition(res.headers.get('content-disposition') ?? '').parameters.filename, patched.body.fileName)
+  })
+
+  it('removes at start the temporary files of uploads cut off by a crash, and nothing else', async function () {
+    this.timeout(60000)
+    const uploadsDir = path.resolve(`./.tmp/test/uploads-crash-${suite.db.name}-${process.pid}`)
+    fs.rmSync(uploadsDir, { recursive: true, force: true })
+    const startApp = async () => {
+      const app: Application = createApp({ redisUrl: '', database: { url: suite.db.url }, dataDir: suite.server().app.get('dataDir'), uploads: { dir: uploadsDir } } as any)
+      const server: Server = await app.listen(0)
+      const address = server.address()
+      return { app, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` }
+    }
+    const put = (relative: string, ageMs: number) => {
+      const file = path.join(uploadsDir, relative)
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      fs.writeFileSync(file, 'half a PDF')
+      const at = new Date(Date.now() - ageMs)
+      fs.utimesSync(file, at, at)
+    }
+    const hour = 60 * 60 * 1000
+    // What a killed process leaves: `<key>.<uuid>.partial` next to where the file would have gone.
+    const leftover = `${a.id}/${randomUUID()}.${randomUUID()}.partial`
+    // Being written right now by another worker sharing the directory: not ours to remove.
+    const inProgress = `${a.id}/${randomUUID()}.${randomUUID()}.partial`
+    // Files that are not our temporaries, however they are named.
+    const strangers = ['notes.partial', `${a.id}/report.pdf.partial`, `${a.id}/${randomUUID()}`, `backup/${randomUUID()}.tmp`]
+    put(leftover, hour)
+    put(inProgress, 0)
+    for (const name of strangers) put(name, hour)
+
+    const first = await startApp()
+    let finished: any
+    try {
+      assert.ok(!fs.existsSync(path.join(uploadsDir, leftover)), 'the crash leftover is gone')
+      assert.ok(fs.existsSync(path.join(uploadsDir, inProgress)), 'a recent temporary file is left to its writer')
+      for (const name of strangers) assert.ok(fs.existsSync(path.join(uploadsDir, name)), name)
+
+      const api = new HttpClient(first.url, a.apiKey)
+      finished = await api.post(`/v1/assignments/${assignmentA}/uploads`, undefined, { raw: png('kept.png') })
+      assert.equal(finished.status, 201)
+      const beforeRefused = storedFiles(uploadsDir)
+      const config = first.app.get('uploads')
+      first.app.set('uploads', { ...config, maxBytes: 1024 })
+      const refused = await api.post(`/v1/assignments/${assignmentA}/uploads`, undefined, { raw: form({ bytes: Buffer.alloc(256 * 1024, 7), name: 'big.bin' }) })
+      assert.equal(refused.status, 413)
+      assert.deepEqual(storedFiles(uploadsDir), beforeRefused, 'a refused upload leaves no file, temporary or not')
+    } finally {
+      await first.app.teardown()
+    }
+    // The finished upload's file survives the next start and still downloads.
+    const files = storedFiles(uploadsDir)
+    const second = await startApp()
+    try {
+      assert.deepEqual(storedFiles(uploadsDir), files)
+      const url = new URL(finished.body.downloadUrl)
+      const res = await fetch(`${second.url}${url.pathname}${url.search}`)
+      assert.equal(res.status, 200)
+      assert.deepEqual(Buffer.from(await res.arrayBuffer()), PNG)
+    } finally {
+      await second.app.teardown()
+      fs.rmSync(uploadsDir, { recursive: true, force: true })
+    }
   })
 
   it('falls back to the declared type when the content is not recognisable', async () => {
