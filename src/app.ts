@@ -63,7 +63,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.set('keyBudget' as any, limits.keyBudget)
   app.use(requestLog(logger))
   app.use(errorHandler(logger))
-  app.use(securityHeaders())
+  app.use(securityHeaders(app.get('proxyTrust' as any)))
   app.use(corsFor(corsConfig.origins))
   app.use(limitFailedAuthentication(limits.authFailures, trust))
   app.use(async (ctx, next) => {

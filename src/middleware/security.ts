@@ -4,22 +4,34 @@ import crypto from 'node:crypto'
 import type { Context, Next } from 'koa'
 import { RATE_LIMIT_HEADERS } from './rate-limits'
 import type { Logger } from 'pino'
+import type { ProxyTrust } from './trust-proxy'
 
-/** Security headers; the pages under public/ load only their own scripts and styles. */
-export const securityHeaders = () =>
-  helmet({
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'", 'ws:', 'wss:'],
-        fontSrc: ["'self'", 'data:']
-      }
-    },
-    crossOriginEmbedderPolicy: false
+const PAGE_DIRECTIVES = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'", 'ws:', 'wss:'],
+  fontSrc: ["'self'", 'data:']
+}
+
+/**
+ * Security headers; the pages under public/ load only their own scripts and styles.
+ * `upgrade-insecure-requests` and HSTS only on requests that arrived over TLS (CONTRACT §10.4):
+ * sent over plain HTTP they make a browser on the office LAN or a phone switch to an https://
+ * that nobody serves, and the pages never load. Helmet builds its headers once per
+ * configuration, so there are two and each request picks one.
+ */
+export const securityHeaders = (trust: Pick<ProxyTrust, 'isTls'>) => {
+  const common = { crossOriginEmbedderPolicy: false }
+  const overTls = helmet({ ...common, contentSecurityPolicy: { directives: { ...PAGE_DIRECTIVES } } })
+  const plain = helmet({
+    ...common,
+    contentSecurityPolicy: { directives: { ...PAGE_DIRECTIVES, upgradeInsecureRequests: null } },
+    strictTransportSecurity: false
   })
+  return (ctx: Context, next: Next) => (trust.isTls(ctx.req) ? overTls : plain)(ctx, next)
+}
 
 /** CORS for browser integrations: off unless `cors.origins` lists origins (or `*`). */
 export const corsFor = (origins: string[]) =>

@@ -19,3 +19,19 @@ export function storageOf(app: Application): FileStorage {
   }
   return storage
 }
+
+/**
+ * How long a temporary file must have gone unwritten before a start treats it as left by a
+ * crash. Other workers and instances may be mid-upload into the same directory while this one
+ * starts; Node ends any request after `server.requestTimeout` (300 s by default), so a file
+ * nobody wrote to for 15 minutes belongs to no live request.
+ */
+export const INCOMPLETE_WRITE_AGE_MS = 15 * 60 * 1000
+
+/** At start: remove the temporary files of uploads that a killed process never finished. */
+export async function removeIncompleteWrites(app: Application, now = Date.now()) {
+  const storage = storageOf(app)
+  const removed = (await storage.removeIncomplete?.(new Date(now - INCOMPLETE_WRITE_AGE_MS))) ?? 0
+  if (removed) (app.get('logger' as any) as { info: (obj: object, msg: string) => void } | undefined)?.info({ removed }, 'removed incomplete upload files')
+  return removed
+}

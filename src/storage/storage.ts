@@ -13,6 +13,11 @@ export interface FileStorage {
   /** Removes the object; a missing object is not an error. */
   remove(key: string): Promise<void>
   exists(key: string): Promise<boolean>
+  /**
+   * Removes what writes left behind when the process died mid-write, if the driver can leave
+   * anything (an object store aborts a multipart upload by itself). Returns how many it removed.
+   */
+  removeIncomplete?(olderThan: Date): Promise<number>
 }
 
 export class FileMissingError extends Error {

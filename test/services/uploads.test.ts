@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
+import { randomUUID } from 'node:crypto'
+import type { Server } from 'node:http'
 import { forEachDatabase, TestCompany } from '../support/harness'
+import { HttpClient } from '../support/http'
+import { createApp } from '../../src/app'
+import type { Application } from '../../src/declarations'
+import { parse as parseContentDisposition } from 'content-disposition'
 import { signDownload } from '../../src/services/uploads/download-url'
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
@@ -80,13 +86,122 @@ forEachDatabase('uploads', (suite) => {
     const res = await fetch(created.body.downloadUrl)
     assert.equal(res.status, 200)
     assert.equal(res.headers.get('content-type'), 'image/png')
-    assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="Plan \? Süd\.png"; filename\*=UTF-8''Plan%20%E2%80%93%20S%C3%BCd\.png$/)
+    assert.equal(res.headers.get('content-disposition'), `attachment; filename="Plan _ Sud.png"; filename*=UTF-8''Plan%20%E2%80%93%20S%C3%BCd.png`)
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff')
     assert.deepEqual(Buffer.from(await res.arrayBuffer()), PNG)
     const url = new URL(created.body.downloadUrl)
     const described = await suite.server().http.get(url.pathname + url.search)
     assert.equal(described.status, 200)
     assert.equal(described.headers.get('content-length'), String(PNG.length))
+  })
+
+  it('names a download per RFC 6266: an ASCII filename plus filename* for any non-ASCII name', async () => {
+    const pdf = Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\n')
+    const created = await upload(a, `/v1/assignments/${assignmentA}`, form({ bytes: pdf, name: 'Angebot Müller.pdf', type: 'application/pdf' }))
+    assert.equal(created.status, 201)
+    assert.equal(created.body.fileName, 'Angebot Müller.pdf')
+    const res = await fetch(created.body.downloadUrl)
+    assert.equal(res.status, 200)
+    const header = res.headers.get('content-disposition') ?? ''
+    // Latin-1 is not ASCII: without filename* a browser would have to guess the charset of "Müller".
+    assert.match(header, /^[\x20-\x7e]+$/, header)
+    const parsed = parseContentDisposition(header)
+    assert.equal(parsed.type, 'attachment')
+    assert.equal(parsed.parameters.filename, 'Angebot Müller.pdf')
+    assert.equal(header.match(/filename="([^"]*)"/)?.[1], 'Angebot Muller.pdf')
+    assert.deepEqual(Buffer.from(await res.arrayBuffer()), pdf)
+    const ascii = await upload(a, `/v1/assignments/${assignmentA}`, form({ bytes: pdf, name: 'Angebot 42.pdf' }))
+    assert.equal((await fetch(ascii.body.downloadUrl)).headers.get('content-disposition'), 'attachment; filename="Angebot 42.pdf"')
+  })
+
+  it('cannot inject headers or paths through a file name (quotes, backslashes, semicolons, CR/LF, separators)', async () => {
+    // Raw multipart so that the name reaches the server as is (FormData would escape it):
+    // RFC 5987 filename* carries CR/LF, quotes and backslashes, the plain one a path.
+    const nasty = `Rechnung "Q4"; \\evil\r\nSet-Cookie: stolen=1\r\n\r\n<b>.pdf`
+    const encoded = encodeURIComponent(nasty).replace(/'/g, '%27')
+    const boundary = 'crewclock-nasty-name'
+    for (const disposition of [`filename*=UTF-8''${encoded}`, `filename="..\\..\\x;y.pdf"`, `filename="a/b/../c; name=evil.pdf"`]) {
+      const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; ${disposition}\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n\r\n--${boundary}--\r\n`
+      const created = await a.api.post(`/v1/assignments/${assignmentA}/uploads`, undefined, { raw: body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } })
+      assert.equal(created.status, 201, disposition)
+      assert.doesNotMatch(created.body.fileName, /[\r\n"\\/]/, created.body.fileName)
+      const res = await fetch(created.body.downloadUrl)
+      assert.equal(res.status, 200)
+      assert.equal(res.headers.get('set-cookie'), null)
+      const header = res.headers.get('content-disposition') ?? ''
+      assert.match(header, /^[\x20-\x7e]+$/, header)
+      const parsed = parseContentDisposition(header)
+      assert.deepEqual(Object.keys(parsed.parameters), ['filename'], header)
+      assert.equal(parsed.parameters.filename, created.body.fileName)
+    }
+    // A name patched in later goes the same way.
+    const patched = await a.api.patch(`/v1/assignments/${assignmentA}/uploads/${(await upload(a, `/v1/assignments/${assignmentA}`, png())).body.id}`, { fileName: nasty })
+    assert.equal(patched.status, 200)
+    const res = await fetch(patched.body.downloadUrl)
+    assert.equal(res.headers.get('set-cookie'), null)
+    assert.equal(parseContentDisposition(res.headers.get('content-disposition') ?? '').parameters.filename, patched.body.fileName)
+  })
+
+  it('removes at start the temporary files of uploads cut off by a crash, and nothing else', async function () {
+    this.timeout(60000)
+    const uploadsDir = path.resolve(`./.tmp/test/uploads-crash-${suite.db.name}-${process.pid}`)
+    fs.rmSync(uploadsDir, { recursive: true, force: true })
+    const startApp = async () => {
+      const app: Application = createApp({ redisUrl: '', database: { url: suite.db.url }, dataDir: suite.server().app.get('dataDir'), uploads: { dir: uploadsDir } } as any)
+      const server: Server = await app.listen(0)
+      const address = server.address()
+      return { app, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` }
+    }
+    const put = (relative: string, ageMs: number) => {
+      const file = path.join(uploadsDir, relative)
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      fs.writeFileSync(file, 'half a PDF')
+      const at = new Date(Date.now() - ageMs)
+      fs.utimesSync(file, at, at)
+    }
+    const hour = 60 * 60 * 1000
+    // What a killed process leaves: `<key>.<uuid>.partial` next to where the file would have gone.
+    const leftover = `${a.id}/${randomUUID()}.${randomUUID()}.partial`
+    // Being written right now by another worker sharing the directory: not ours to remove.
+    const inProgress = `${a.id}/${randomUUID()}.${randomUUID()}.partial`
+    // Files that are not our temporaries, however they are named.
+    const strangers = ['notes.partial', `${a.id}/report.pdf.partial`, `${a.id}/${randomUUID()}`, `backup/${randomUUID()}.tmp`]
+    put(leftover, hour)
+    put(inProgress, 0)
+    for (const name of strangers) put(name, hour)
+
+    const first = await startApp()
+    let finished: any
+    try {
+      assert.ok(!fs.existsSync(path.join(uploadsDir, leftover)), 'the crash leftover is gone')
+      assert.ok(fs.existsSync(path.join(uploadsDir, inProgress)), 'a recent temporary file is left to its writer')
+      for (const name of strangers) assert.ok(fs.existsSync(path.join(uploadsDir, name)), name)
+
+      const api = new HttpClient(first.url, a.apiKey)
+      finished = await api.post(`/v1/assignments/${assignmentA}/uploads`, undefined, { raw: png('kept.png') })
+      assert.equal(finished.status, 201)
+      const beforeRefused = storedFiles(uploadsDir)
+      const config = first.app.get('uploads')
+      first.app.set('uploads', { ...config, maxBytes: 1024 })
+      const refused = await api.post(`/v1/assignments/${assignmentA}/uploads`, undefined, { raw: form({ bytes: Buffer.alloc(256 * 1024, 7), name: 'big.bin' }) })
+      assert.equal(refused.status, 413)
+      assert.deepEqual(storedFiles(uploadsDir), beforeRefused, 'a refused upload leaves no file, temporary or not')
+    } finally {
+      await first.app.teardown()
+    }
+    // The finished upload's file survives the next start and still downloads.
+    const files = storedFiles(uploadsDir)
+    const second = await startApp()
+    try {
+      assert.deepEqual(storedFiles(uploadsDir), files)
+      const url = new URL(finished.body.downloadUrl)
+      const res = await fetch(`${second.url}${url.pathname}${url.search}`)
+      assert.equal(res.status, 200)
+      assert.deepEqual(Buffer.from(await res.arrayBuffer()), PNG)
+    } finally {
+      await second.app.teardown()
+      fs.rmSync(uploadsDir, { recursive: true, force: true })
+    }
   })
 
   it('falls back to the declared type when the content is not recognisable', async () => {

@@ -5,6 +5,7 @@ import type { Application } from '../../declarations'
 import { API_PREFIX } from '../../resources/register'
 import { FileMissingError, storageOf } from '../../storage'
 import { checkDownload } from './download-url'
+import { attachmentHeader } from './file-name'
 import { UPLOAD_PARENTS } from './uploads.schema'
 
 const DOWNLOAD_ROUTE = new RegExp(`^/${API_PREFIX}/(${UPLOAD_PARENTS.map((p) => p.collection).join('|')})/(\\d{1,10})/uploads/(\\d{1,10})/download$`)
@@ -30,8 +31,8 @@ export const serveDownloads = (app: Application) => async (ctx: FeathersKoaConte
       throw error instanceof FileMissingError ? new NotFound('The file of this upload is gone') : error
     })
   ctx.status = 200
-  ctx.attachment(row.fileName)
   ctx.set({
+    'Content-Disposition': attachmentHeader(row.fileName),
     'Cache-Control': 'private, no-store',
     'X-Content-Type-Options': 'nosniff',
     'Content-Security-Policy': "default-src 'none'; sandbox"

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import contentDisposition from 'content-disposition'
 
 const MAX_LENGTH = 255
 // Control characters, path separators and the characters Windows forbids in names.
@@ -20,4 +21,27 @@ export function sanitizeFileName(raw: string): string {
     name = name.slice(0, MAX_LENGTH - ext.length) + ext
   }
   return name
+}
+
+/**
+ * The ASCII stand-in for `filename=` (RFC 6266 §4.3): accents dropped (`Müller` → `Muller`), any
+ * other non-ASCII character, `%` (some clients percent-decode the plain parameter), quotes and
+ * backslashes replaced by `_`.
+ */
+export function asciiFileName(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[^\x20-\x7e]|[%"\\]/g, '_')
+}
+
+/**
+ * `Content-Disposition: attachment` for a stored name: `filename` with the ASCII fallback, plus
+ * `filename*=UTF-8''…` whenever the name is not plain ASCII. The content-disposition package
+ * quotes and percent-encodes; left to its default fallback it would send Latin-1 names such as
+ * `Müller` as raw ISO-8859-1 bytes without `filename*`, which browsers decode differently.
+ */
+export function attachmentHeader(fileName: string): string {
+  const name = fileName || 'download'
+  return contentDisposition(name, { type: 'attachment', fallback: asciiFileName(name) })
 }

@@ -9,6 +9,7 @@ import { discardUploadOnFailure, resolveParent, validateUploadBody } from './upl
 import { receiveMultipart } from './multipart'
 import { deleteStoredFilesAfterCommit } from './stored-files'
 import { serveDownloads } from './download'
+import { removeIncompleteWrites } from '../../storage'
 import { uploadOperations } from './uploads.openapi'
 import { describeOperations } from '../docs/describe'
 import { collectionOf } from '../../resources/openapi'
@@ -36,4 +37,13 @@ export const uploads = (app: Application) => {
     describeOperations(app, { collection: collectionOf(path), paths: (tools) => uploadOperations(tools, parent, path) })
   }
   app.use(serveDownloads(app))
+  // Files of uploads cut off by a crash are never referenced by a row: clear them at start.
+  app.hooks({
+    setup: [
+      async (_context: any, next: any) => {
+        await next()
+        await removeIncompleteWrites(app)
+      }
+    ]
+  })
 }
