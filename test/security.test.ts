@@ -19,7 +19,7 @@ forEachDatabase('security', (suite) => {
     const res = await c.api.get('/v1/customers')
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff')
     assert.ok(res.headers.get('content-security-policy')?.includes("default-src 'self'"))
-    assert.ok(res.headers.get('strict-transport-security'))
+    assert.equal(res.headers.get('strict-transport-security'), null) // plain HTTP: CONTRACT §10.4
     assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/)
     const echoed = await c.api.get('/v1/customers', undefined, { headers: { 'x-request-id': 'trace-123' } })
     assert.equal(echoed.headers.get('x-request-id'), 'trace-123')
