@@ -26,6 +26,8 @@ export interface Params<Q = any> extends KnexAdapterParams<Q> {
   user?: ActingUser
   /** The key of an external call: `scopes` as stored (see src/auth/scopes.ts), checked by `requireScope`. */
   apiKey?: { id: number; scopes: string[] }
+  /** REST only: filled with the key's RateLimit-* headers, which the HTTP layer sends (CONTRACT §10.2). */
+  rateLimitHeaders?: Record<string, string>
   /** The validated list query of a find (set by the validateQuery hook). */
   list?: import('./resources/query').ListQuery
 }

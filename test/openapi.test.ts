@@ -160,7 +160,14 @@ forEachDatabase('API description', (suite) => {
     assert.deepEqual(create.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/CustomerData' })
     assert.deepEqual(create.responses['201'].content['application/json'].schema, { $ref: '#/components/schemas/Customer' })
     assert.deepEqual(item.patch.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/CustomerPatch' })
-    assert.deepEqual(item.delete.responses['204'], { description: 'Deleted; no body.' })
+    assert.equal(item.delete.responses['204'].description, 'Deleted; no body.')
+    assert.equal(item.delete.responses['204'].content, undefined)
+    // CONTRACT §10.2: the key's budget on every response of an authenticated operation, not on the 401.
+    for (const response of [item.delete.responses['204'], create.responses['201'], doc.components.responses.NotFound]) {
+      assert.deepEqual(Object.keys(response.headers).sort(), ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
+    }
+    assert.equal(doc.components.responses.NotAuthenticated.headers['RateLimit-Limit'], undefined)
+    assert.ok(doc.components.responses.Error.headers['Retry-After'])
     assert.equal(item.get.parameters[0].name, 'customerId')
     assert.deepEqual(item.get.parameters[0].schema, { type: 'integer', minimum: 1, maximum: 2147483647 })
     for (const status of ['400', '401', '404']) assert.ok(item.get.responses[status], status)

@@ -142,7 +142,7 @@ const OPERATOR_DESCRIPTIONS: Record<string, string> = {
   $lte: 'is less than or equal to',
   $gt: 'is greater than',
   $gte: 'is greater than or equal to',
-  $like: 'matches the pattern, case-insensitive (`%` any text, `_` one character)'
+  $like: 'matches the pattern, case-insensitive (`%` any text, `_` one character; `\\%`, `\\_` and `\\\\` match those characters literally, any other backslash is a 400)'
 }
 
 const pascal = (text: string) => text.replace(/(^|[-_/\s])(\w)/g, (_m, _s, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')
@@ -329,6 +329,8 @@ export class OpenApiTools {
       }
     }
     if (Object.keys(this.schemas).length) components.schemas = this.schemas
+    withRateLimitHeaders(paths, this.responses)
+    components.headers = RATE_LIMIT_HEADERS
     if (Object.keys(this.responses).length) components.responses = this.responses
     if (Object.keys(this.parameters).length) components.parameters = this.parameters
     return {
@@ -340,6 +342,38 @@ export class OpenApiTools {
       paths,
       components
     }
+  }
+}
+
+/** CONTRACT §10.2: the per-key budget (IETF RateLimit header fields) on every authenticated /v1 response. */
+const RATE_LIMIT_HEADERS: Json = {
+  'RateLimit-Limit': { description: "Requests per window of this API key's budget.", schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': { description: 'Seconds to wait before retrying (with 429).', schema: { type: 'integer', minimum: 1 } }
+}
+const budgetHeaders = () =>
+  Object.fromEntries(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].map((name) => [name, { $ref: `#/components/headers/${name}` }]))
+
+/**
+ * Every response of an operation that spends the key's budget names the RateLimit headers (the
+ * 401 does not: there is no key to describe); 429 also `Retry-After`.
+ */
+function withRateLimitHeaders(paths: PathItems, responses: Json) {
+  const decorate = (response: Json, status: string) => {
+    if (!response || response.$ref || status === '401') return
+    response.headers = { ...response.headers, ...budgetHeaders(), ...(status === '429' || status === 'default' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}) }
+  }
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values<Json>(item)) {
+      // Key-less operations (signed downloads) spend no budget.
+      if (Array.isArray(operation?.security) && operation.security.length === 0) continue
+      for (const [status, response] of Object.entries<Json>(operation?.responses ?? {})) decorate(response, status)
+    }
+  }
+  for (const [name, response] of Object.entries<Json>(responses)) {
+    const status = Object.entries(ERROR_STATUSES).find(([, known]) => known.name === name)?.[0] ?? 'default'
+    decorate(response, status)
   }
 }
 
