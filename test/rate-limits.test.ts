@@ -22,6 +22,7 @@ interface LimitOptions {
   cors?: string[]
   redisUrl?: string
   syncKey?: string
+  uploadsMaxBytes?: number
 }
 
 /** An app of its own on the suite's database, with the limits under test (the shared server is not throttled). */
@@ -32,6 +33,7 @@ export async function limitedServer(suite: DatabaseSuite, options: LimitOptions)
     database: { url: suite.db.url },
     dataDir: suite.server().app.get('dataDir'),
     trustProxy: options.trustProxy ?? '',
+    ...(options.uploadsMaxBytes ? { uploads: { ...suite.server().app.get('uploads'), maxBytes: options.uploadsMaxBytes } } : {}),
     security: { cors: { origins: options.cors ?? [] }, rateLimit: { authFailures: { points: options.authFailures ?? 100000, duration: 60 }, perKey: options.perKey ?? 0 } }
   } as any)
   const server: Server = await app.listen(0)
@@ -258,6 +260,31 @@ forEachDatabase('rate limits', (suite) => {
         const anonymous = await limited.http.get('/v1/customers')
         assert.equal(anonymous.status, 401)
         assert.equal(anonymous.headers.get('ratelimit-limit'), null)
+      } finally {
+        await limited.stop()
+      }
+    })
+
+    it('an upload over the budget is refused before the file is read (429, not 413); an upload spends one request', async () => {
+      const limited = await limitedServer(suite, { perKey: 3, uploadsMaxBytes: 1024 })
+      try {
+        const c = await suite.company()
+        const api = limited.http.withKey(c.apiKey)
+        const customer = await api.post('/v1/customers', { companyName: 'Budget uploads' })
+        const assignment = await api.post('/v1/assignments', { name: 'Roof', customerId: customer.body.id })
+        const form = (bytes: number) => {
+          const body = new FormData()
+          body.append('file', new Blob([Buffer.alloc(bytes, 1)], { type: 'application/octet-stream' }), 'plan.bin')
+          return body
+        }
+        const base = `/v1/assignments/${assignment.body.id}/uploads`
+        const stored = await api.post(base, undefined, { raw: form(10) })
+        assert.equal(stored.status, 201)
+        assert.equal(stored.headers.get('ratelimit-remaining'), '0', 'the upload spent exactly one request')
+        // Over the size limit too: a 413 would mean the file was streamed before the budget was looked at.
+        const refused = await api.post(base, undefined, { raw: form(4096) })
+        assert.equal(refused.status, 429)
+        assert.ok(Number(refused.headers.get('retry-after')) >= 1)
       } finally {
         await limited.stop()
       }

@@ -145,6 +145,17 @@ export class KeyBudget {
     }
     if (!counted.allowed) throw tooMany(counted.state)
   }
+
+  /** The TooManyRequests for a key that has used up its budget, without spending (uploads check it before streaming). */
+  async refusal(apiKeyId: number): Promise<TooManyRequests | null> {
+    try {
+      const state = await this.limiter.get(String(apiKeyId))
+      return state && state.consumedPoints >= this.points ? tooMany(state) : null
+    } catch (error) {
+      this.logger.warn({ err: error }, 'rate limit not read')
+      return null
+    }
+  }
 }
 
 /** The header fields a browser integration may read (CORS). */

@@ -123,6 +123,9 @@ export const receiveMultipart = (app: Application, collection: string) => async 
   if (auth.settingsLogin || !auth.company) throw new NotAuthenticated('Use an API key for /v1')
   // Refused before a byte is stored; the service's scope hook checks again.
   assertScope(auth.apiKey, collection, 'write')
+  // A key over its budget is refused before the file is streamed; the service's hook spends the request.
+  const overBudget = await app.get('keyBudget' as any)?.refusal(auth.apiKey.id)
+  if (overBudget) throw overBudget
   const { maxBytes } = app.get('uploads')
   const storage = storageEngine(storageOf(app), String(auth.company.id), maxBytes)
   const multer = koaMulter({
