@@ -202,6 +202,10 @@ forEachDatabase('admin boundary', (suite) => {
       const listed = (await first.get('/settings/admins')).body.find((u: any) => u.id === created.body.id)
       assert.match(listed.deactivatedAt, /^\d{4}-\d\d-\d\dT/)
       assert.equal((await first.delete(`/settings/admins/${created.body.id}`)).status, 409)
+      // Reactivated by hand (nothing offers it): the session that deactivation ended stays ended.
+      await suite.server().knex('users').where({ id: created.body.id }).update({ deactivatedAt: null })
+      assert.equal((await leaving.get('/settings/company')).status, 401)
+      await suite.server().knex('users').where({ id: created.body.id }).update({ deactivatedAt: new Date().toISOString() })
 
       const last = await first.delete(`/settings/admins/${a.adminUserId}`)
       assert.equal(last.status, 409)
