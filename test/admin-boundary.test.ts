@@ -150,6 +150,9 @@ forEachDatabase('admin boundary', (suite) => {
       assert.equal(res.body[0].isCurrentUser, true)
       assert.doesNotMatch(res.text, /password|\$2[aby]\$/i)
       assert.ok(!res.body.some((u: any) => u.id === b.adminUserId))
+      assert.equal((await admin.delete(`/settings/admins/${b.adminUserId}`)).status, 404)
+      assert.equal((await admin.patch(`/settings/admins/${b.adminUserId}`, { currentPassword: PASSWORD, password: 'b taken over' })).status, 404)
+      assert.equal((await login(await emailOf(b.adminUserId), PASSWORD)).status, 201, "B's admin is untouched")
       assert.equal((await admin.get(`/settings/admins?page=1`)).status, 400)
     })
 
