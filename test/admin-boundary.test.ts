@@ -218,6 +218,19 @@ forEachDatabase('admin boundary', (suite) => {
       assert.equal((await first.delete(`/settings/admins/${a.adminUserId + 100000}`)).status, 404)
     })
 
+    it('two admins deactivating each other at the same moment: one succeeds, one active admin remains', async () => {
+      const a = await suite.company({ adminPassword: PASSWORD })
+      const first = await settingsLogin(await emailOf(a.adminUserId))
+      const address = email('rival-admin')
+      const rival = await first.post('/settings/admins', { email: address, fullName: 'Rival Admin', password: 'rival password' })
+      const second = await settingsLogin(address, 'rival password')
+      const results = await Promise.all([first.delete(`/settings/admins/${rival.body.id}`), second.delete(`/settings/admins/${a.adminUserId}`)])
+      // The loser answers 409 (last admin) or 401 (its session ended first), depending on the order.
+      assert.equal(results.filter((res) => res.status === 204).length, 1, results.map((res) => res.text).join(' | '))
+      const active = await suite.server().knex('users').where({ companyId: a.id, roleType: 'admin' }).whereNull('deactivatedAt')
+      assert.equal(active.length, 1)
+    })
+
     it('an admin may deactivate themself while another active admin remains; the session ends', async () => {
       const a = await suite.company({ adminPassword: PASSWORD })
       const first = await settingsLogin(await emailOf(a.adminUserId))
