@@ -7,6 +7,9 @@ import { createApp } from './app'
 import { migrateLatest } from './db/migrations'
 import { createCompany, validateCompanyInput } from './companies/create-company'
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys'
+import { normalizeScopes, scopeCollections, scopeErrors } from './auth/scopes'
+import { ROLE_TYPES, RoleType } from './companies/catalogues'
+import { accountErrors, createAccount, deactivateAccount, findUserByEmail, passwordError, setPassword } from './services/users/user-accounts'
 import type { Application } from './declarations'
 
 type Out = { json?: boolean }
@@ -24,6 +27,22 @@ const fail = (message: string, opts: Out = {}, details?: Record<string, string>)
 const positiveInt = (name: string) => (value: string) => {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2147483647) throw new Error(`--${name} must be a positive integer`)
   return Number(value)
+}
+
+/** The password piped to the command (`--password-stdin`): everything read, without the final line break. */
+async function readPasswordFromStdin() {
+  let input = ''
+  process.stdin.setEncoding('utf8')
+  for await (const chunk of process.stdin) input += chunk
+  return input.replace(/\r?\n$/, '')
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value]
+
+/** HTTP-style failures of the account functions (400 with field errors, 404, 409) as CLI errors. */
+function failWith(error: any, opts: Out): never {
+  if (typeof error?.code === 'number' && error.code >= 400 && error.code < 500) return fail(error.message, opts, error.data?.validationErrors)
+  throw error
 }
 
 /**
@@ -175,14 +194,22 @@ export function buildCli() {
     .description("create an API key acting as the company's first admin user")
     .addOption(new Option('--company <id>', 'company id').argParser(positiveInt('company')).makeOptionMandatory())
     .option('--name <name>', 'a label for the key')
-    .option('--json', 'machine-readable output')
-    .action(async (opts: Out & { company: number; name?: string }) => {
+    .option('--scope <scope>', 'what the key may do, repeatable: <collection>:read or <collection>:write, * for every collection (default: *:write)', collect, [])
+    .option('--json', 'print exactly one JSON object: {"keyId","apiKey","scopes"}')
+    .action(async (opts: Out & { company: number; name?: string; scope: string[] }) => {
       const created = await withDatabase(async (db, app) => {
+        const scopes = opts.scope.length ? opts.scope : undefined
+        if (scopes) {
+          const errors = scopeErrors(scopes, scopeCollections(app.get('resources' as any) ?? []))
+          const named = Object.entries(errors).map(([path, message]) => `"${scopes[Number(path.split('.')[1])]}" ${message}`)
+          if (named.length) fail(`invalid --scope: ${named.join('; ')}`, opts, opts.json ? errors : undefined)
+        }
         const admin = await db('users').join('roles', 'roles.id', 'users.roleId').where({ 'users.companyId': opts.company, 'roles.type': 'admin' }).whereNull('users.deactivatedAt').orderBy('users.id').first('users.id')
         if (!admin) fail(`company ${opts.company} does not exist or has no active admin user`, opts)
-        return createApiKey(db, app.get('appSecret'), { companyId: opts.company, userId: admin.id, name: opts.name })
+        const key = await createApiKey(db, app.get('appSecret'), { companyId: opts.company, userId: admin.id, name: opts.name, scopes })
+        return { ...key, scopes: normalizeScopes(scopes ?? ['*:write']) }
       })
-      print(opts, { keyId: created.id, apiKey: created.key }, `key ${created.id}: ${created.key}`)
+      print(opts, { keyId: created.id, apiKey: created.key, scopes: created.scopes }, `key ${created.id}: ${created.key}\nscopes: ${created.scopes.join(' ')}`)
     })
   key
     .command('list')
@@ -191,7 +218,7 @@ export function buildCli() {
     .option('--json', 'machine-readable output')
     .action(async (opts: Out & { company: number }) => {
       const keys = await withDatabase((db) => listApiKeys(db, opts.company))
-      print(opts, keys, keys.map((k) => `${k.id}\t${k.maskedKey}\t${k.name ?? ''}\t${k.revokedAt ? 'revoked ' + k.revokedAt : 'active'}`).join('\n') || 'no keys')
+      print(opts, keys, keys.map((k) => `${k.id}\t${k.maskedKey}\t${k.name ?? ''}\t${k.scopes.join(',')}\t${k.revokedAt ? 'revoked ' + k.revokedAt : 'active'}`).join('\n') || 'no keys')
     })
   key
     .command('revoke')
@@ -202,6 +229,60 @@ export function buildCli() {
       const revoked = await withDatabase((db) => revokeApiKey(db, opts.keyId))
       if (!revoked) fail(`no active key with id ${opts.keyId}`, opts)
       print(opts, { keyId: opts.keyId, revoked: true }, `key ${opts.keyId} revoked`)
+    })
+
+  const user = program.command('user').description('manage users: administrators are managed here or on the settings page, never with an API key')
+  user
+    .command('create')
+    .description('create a user of a company; an administrator needs a password (--password-stdin) to sign in to the settings page')
+    .addOption(new Option('--company <id>', 'company id').argParser(positiveInt('company')).makeOptionMandatory())
+    .requiredOption('--email <email>', 'email address (the login; unique across all companies)')
+    .requiredOption('--full-name <name>', 'full name')
+    .addOption(new Option('--role <type>', 'role type').choices([...ROLE_TYPES]).makeOptionMandatory())
+    .option('--password-stdin', 'read the password (at least 8 characters) from standard input, e.g. `printf %s "$PW" | crewclock user create ...`')
+    .option('--json', 'print exactly one JSON object: {"userId","companyId","email","roleType"}')
+    .action(async (opts: Out & { company: number; email: string; fullName: string; role: RoleType; passwordStdin?: boolean }) => {
+      if (opts.role === 'admin' && !opts.passwordStdin) fail('an administrator needs a password to sign in: pipe it in with --password-stdin', opts, { passwordStdin: 'is required for --role admin' })
+      const password = opts.passwordStdin ? await readPasswordFromStdin() : null
+      const input = { email: opts.email, fullName: opts.fullName, roleType: opts.role, password }
+      const errors = accountErrors(input)
+      if (Object.keys(errors).length) fail('invalid user', opts, errors)
+      const userId = await withDatabase((db) => createAccount(db, { companyId: opts.company, ...input }).catch((error) => failWith(error, opts)))
+      print(opts, { userId, companyId: opts.company, email: opts.email, roleType: opts.role }, `user ${userId} (${opts.role}) created in company ${opts.company}`)
+    })
+  user
+    .command('set-password')
+    .description("set a user's password (read from standard input); ends the user's settings-page sessions")
+    .requiredOption('--email <email>', 'email address of the user')
+    .option('--password-stdin', 'read the new password (at least 8 characters) from standard input')
+    .option('--json', 'print exactly one JSON object: {"userId","passwordSet":true}')
+    .action(async (opts: Out & { email: string; passwordStdin?: boolean }) => {
+      if (!opts.passwordStdin) fail('pipe the new password in with --password-stdin (it is never taken from the command line)', opts, { passwordStdin: 'is required' })
+      const password = await readPasswordFromStdin()
+      const problem = passwordError(password)
+      if (problem) fail('invalid password', opts, { password: problem })
+      const userId = await withDatabase(async (db) => {
+        const found = await findUserByEmail(db, opts.email)
+        if (!found) fail(`no user with email ${opts.email}`, opts)
+        await setPassword(db, found.id, password)
+        return found.id as number
+      })
+      print(opts, { userId, passwordSet: true }, `password of user ${userId} set; their settings sessions have ended`)
+    })
+  user
+    .command('deactivate')
+    .description('deactivate a user: they sign in to nothing and their API keys stop working; never the last active admin of a company')
+    .requiredOption('--email <email>', 'email address of the user')
+    .option('--json', 'print exactly one JSON object: {"userId","deactivatedAt"}')
+    .action(async (opts: Out & { email: string }) => {
+      const row = await withDatabase(async (db) => {
+        const found = await findUserByEmail(db, opts.email)
+        if (!found) fail(`no user with email ${opts.email}`, opts)
+        await deactivateAccount(db, found.companyId, found.id).catch((error) => failWith(error, opts))
+        return db('users').where({ id: found.id }).first('id', 'deactivatedAt')
+      })
+      const deactivatedAt = new Date(row.deactivatedAt).toISOString()
+      print(opts, { userId: row.id, deactivatedAt }, `user ${row.id} deactivated at ${deactivatedAt}`)
     })
   return program
 }

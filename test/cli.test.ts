@@ -5,7 +5,22 @@ import os from 'node:os'
 import path from 'node:path'
 import { forEachDatabase } from './support/harness'
 import { HttpClient } from './support/http'
-import { runCli, startServe, stopProcess } from './support/cli'
+import { spawn } from 'node:child_process'
+import { cliEnv, CliResult, ROOT, runCli, startServe, stopProcess } from './support/cli'
+
+/** Runs the CLI with `input` on its standard input (then closed), as `printf %s "$PW" | crewclock ...` does. */
+function runCliWithInput(args: string[], input: string, env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'crewclock'), ...args], { env: cliEnv(env), cwd: ROOT })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(input)
+  })
+}
 
 forEachDatabase('CLI', (suite) => {
   const env = () => ({ DATABASE_URL: suite.server().db.url, DATA_DIR: suite.server().app.get('dataDir') })
@@ -56,7 +71,9 @@ forEachDatabase('CLI', (suite) => {
     assert.equal(Number(after?.n), Number(before?.n))
   })
 
-  it('key create, list and revoke; a revoked key answers 401', async () => {
+  it('key create, list and revoke; a revoked key answers 401', async function () {
+    // Six CLI processes (node + the app each): the default 20 s is missed on a busy machine.
+    this.timeout(120000)
     const company = await suite.company()
     const created = await runCli(['key', 'create', '--company', String(company.id), '--name', 'integration', '--json'], env())
     assert.equal(created.code, 0, created.stderr)
@@ -86,6 +103,131 @@ forEachDatabase('CLI', (suite) => {
     const bad = await runCli(['key', 'create', '--company', 'abc'], env())
     assert.notEqual(bad.code, 0)
     assert.match(bad.stderr, /--company must be a positive integer/)
+  })
+
+  it('key create --scope (repeatable) stores the scopes; key list shows them; an invalid scope exits 2 naming it', async function () {
+    // Eight CLI processes, each starting node and the app: generous on a busy machine.
+    this.timeout(120000)
+    const company = await suite.company()
+    const created = await runCli(['key', 'create', '--company', String(company.id), '--scope', 'time-entries:write', '--scope', 'customers:read', '--json'], env())
+    assert.equal(created.code, 0, created.stderr)
+    const lines = created.stdout.trim().split('\n')
+    assert.equal(lines.length, 1)
+    const { keyId, scopes } = JSON.parse(lines[0])
+    assert.deepEqual(scopes, ['customers:read', 'time-entries:write'])
+    const listed = JSON.parse((await runCli(['key', 'list', '--company', String(company.id), '--json'], env())).stdout)
+    assert.deepEqual(listed.find((k: any) => k.id === keyId).scopes, ['customers:read', 'time-entries:write'])
+    assert.deepEqual(listed.find((k: any) => k.id === company.apiKeyId).scopes, ['*:write'])
+    const text = await runCli(['key', 'list', '--company', String(company.id)], env())
+    assert.match(text.stdout, /customers:read,time-entries:write/)
+
+    const before = listed.length
+    const invalid = await runCli(['key', 'create', '--company', String(company.id), '--scope', 'customers:read', '--scope', 'payroll:write', '--scope', 'customers'], env())
+    assert.equal(invalid.code, 2)
+    assert.match(invalid.stderr, /"payroll:write" "payroll" is not a collection/)
+    assert.match(invalid.stderr, /"customers" must be/)
+    const invalidJson = await runCli(['key', 'create', '--company', String(company.id), '--scope', 'payroll:write', '--json'], env())
+    assert.equal(invalidJson.code, 2)
+    assert.match(JSON.parse(invalidJson.stdout).validationErrors['scopes.0'], /"payroll" is not a collection/)
+    assert.equal(JSON.parse((await runCli(['key', 'list', '--company', String(company.id), '--json'], env())).stdout).length, before)
+    const help = await runCli(['key', 'create', '--help'], env())
+    assert.match(help.stdout, /--scope <scope>/)
+  })
+
+  describe('user commands', function () {
+    // Each test starts several CLI processes (node + the app each): generous on a busy machine.
+    this.timeout(120000)
+    let n = 0
+    const email = (name: string) => `${name}-cli-${process.pid}-${Date.now()}-${++n}@example.test`
+    const login = (address: string, password: string) => suite.server().http.post('/authentication', { strategy: 'local', email: address, password })
+
+    it('--help describes user create, set-password and deactivate', async () => {
+      const help = await runCli(['user', '--help'], env())
+      for (const command of ['create', 'set-password', 'deactivate']) assert.match(help.stdout, new RegExp(`\\b${command}\\b`))
+      const create = await runCli(['user', 'create', '--help'], env())
+      for (const option of ['--company', '--email', '--full-name', '--role', '--password-stdin', '--json']) assert.match(create.stdout, new RegExp(option))
+      assert.match(create.stdout, /admin.*office.*worker/)
+      assert.match((await runCli(['user', 'set-password', '--help'], env())).stdout, /--password-stdin/)
+      assert.match((await runCli(['user', 'deactivate', '--help'], env())).stdout, /last active admin/)
+    })
+
+    it('user create --role admin reads the password from stdin; the admin signs in over HTTP; without a password it exits 2', async () => {
+      const company = await suite.company()
+      const address = email('cli-admin')
+      const res = await runCliWithInput(['user', 'create', '--company', String(company.id), '--email', address, '--full-name', 'Cli Admin', '--role', 'admin', '--password-stdin', '--json'], 'cli admin password\n', env())
+      assert.equal(res.code, 0, res.stderr)
+      const out = JSON.parse(res.stdout)
+      assert.deepEqual(Object.keys(out).sort(), ['companyId', 'email', 'roleType', 'userId'])
+      assert.equal(out.roleType, 'admin')
+      const signedIn = await login(address, 'cli admin password')
+      assert.equal(signedIn.status, 201, signedIn.text)
+      assert.equal((await suite.server().http.withKey(signedIn.body.accessToken).get('/settings/admins')).body.length, 2)
+
+      const noPassword = await runCli(['user', 'create', '--company', String(company.id), '--email', email('nopw'), '--full-name', 'No Pw', '--role', 'admin'], env())
+      assert.equal(noPassword.code, 2)
+      assert.match(noPassword.stderr, /administrator needs a password.*--password-stdin/)
+      const short = await runCliWithInput(['user', 'create', '--company', String(company.id), '--email', email('short'), '--full-name', 'Short', '--role', 'admin', '--password-stdin'], 'short\n', env())
+      assert.equal(short.code, 2)
+      assert.match(short.stderr, /--password must be at least 8 characters/)
+      const taken = await runCliWithInput(['user', 'create', '--company', String(company.id), '--email', address.toUpperCase(), '--full-name', 'Dup', '--role', 'admin', '--password-stdin', '--json'], 'long enough pw', env())
+      assert.equal(taken.code, 2)
+      assert.deepEqual(JSON.parse(taken.stdout).validationErrors, { email: 'already exists' })
+      const worker = await runCli(['user', 'create', '--company', String(company.id), '--email', email('cli-worker'), '--full-name', 'Cli Worker', '--role', 'worker', '--json'], env())
+      assert.equal(worker.code, 0, worker.stderr)
+      assert.equal((await company.api.get(`/v1/users/${JSON.parse(worker.stdout).userId}`)).body.roleType, 'worker')
+      const badRole = await runCli(['user', 'create', '--company', String(company.id), '--email', email('x'), '--full-name', 'X', '--role', 'boss'], env())
+      assert.notEqual(badRole.code, 0)
+      const noCompany = await runCliWithInput(['user', 'create', '--company', '99999999', '--email', email('x'), '--full-name', 'X', '--role', 'admin', '--password-stdin'], 'long enough pw', env())
+      assert.equal(noCompany.code, 2)
+    })
+
+    it('user set-password sets the password from stdin and ends the settings sessions', async () => {
+      const company = await suite.company({ adminPassword: 'first password' })
+      const { email: address } = await suite.server().knex('users').where({ id: company.adminUserId }).first('email')
+      const token = (await login(address, 'first password')).body.accessToken
+      const session = suite.server().http.withKey(token)
+      assert.equal((await session.get('/settings/admins')).status, 200)
+      const res = await runCliWithInput(['user', 'set-password', '--email', address.toUpperCase(), '--password-stdin', '--json'], 'second password\r\n', env())
+      assert.equal(res.code, 0, res.stderr)
+      assert.deepEqual(JSON.parse(res.stdout), { userId: company.adminUserId, passwordSet: true })
+      assert.equal((await session.get('/settings/admins')).status, 401)
+      assert.equal((await login(address, 'first password')).status, 401)
+      assert.equal((await login(address, 'second password')).status, 201)
+      const withoutStdin = await runCli(['user', 'set-password', '--email', address], env())
+      assert.equal(withoutStdin.code, 2)
+      assert.match(withoutStdin.stderr, /--password-stdin/)
+      const unknown = await runCliWithInput(['user', 'set-password', '--email', email('nobody'), '--password-stdin'], 'long enough pw', env())
+      assert.equal(unknown.code, 2)
+      assert.match(unknown.stderr, /no user with email/)
+    })
+
+    it('user deactivate: never the last active admin (exit 2); another admin is deactivated, signs in to nothing, their keys stop', async () => {
+      const company = await suite.company({ adminPassword: 'first password' })
+      const { email: firstEmail } = await suite.server().knex('users').where({ id: company.adminUserId }).first('email')
+      const last = await runCli(['user', 'deactivate', '--email', firstEmail], env())
+      assert.equal(last.code, 2)
+      assert.match(last.stderr, /last active administrator/)
+      assert.equal((await login(firstEmail, 'first password')).status, 201)
+
+      const address = email('second')
+      const created = await runCliWithInput(['user', 'create', '--company', String(company.id), '--email', address, '--full-name', 'Second', '--role', 'admin', '--password-stdin', '--json'], 'second password', env())
+      const secondId = JSON.parse(created.stdout).userId
+      const session = suite.server().http.withKey((await login(address, 'second password')).body.accessToken)
+      const key = await session.post('/settings/api-keys', { name: 'second admin key' })
+      assert.equal((await company.api.withKey(key.body.key).get('/v1/customers')).status, 200)
+
+      const res = await runCli(['user', 'deactivate', '--email', address, '--json'], env())
+      assert.equal(res.code, 0, res.stderr)
+      const out = JSON.parse(res.stdout)
+      assert.equal(out.userId, secondId)
+      assert.match(out.deactivatedAt, /^\d{4}-\d\d-\d\dT.*Z$/)
+      assert.equal((await session.get('/settings/admins')).status, 401)
+      assert.equal((await login(address, 'second password')).status, 401)
+      assert.equal((await company.api.withKey(key.body.key).get('/v1/customers')).status, 401)
+      assert.equal((await runCli(['user', 'deactivate', '--email', address], env())).code, 2)
+      // Now the first admin is the last one again.
+      assert.equal((await runCli(['user', 'deactivate', '--email', firstEmail], env())).code, 2)
+    })
   })
 })
 

@@ -1,6 +1,7 @@
 import { AuthenticationBaseStrategy, AuthenticationService, JWTStrategy } from '@feathersjs/authentication'
 import type { AuthenticationRequest, AuthenticationResult, AuthenticationParams } from '@feathersjs/authentication'
 import { LocalStrategy } from '@feathersjs/authentication-local'
+import bcrypt from 'bcryptjs'
 import { NotAuthenticated } from '@feathersjs/errors'
 import crypto from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
@@ -8,6 +9,7 @@ import type { Knex } from 'knex'
 import type { Application, ActingUser, CompanyContext } from '../declarations'
 import { API_KEY_PREFIX, hashApiKey, isApiKeyShape } from './api-keys'
 import { parseStoredScopes } from './scopes'
+import { PASSWORD_HASH_ROUNDS } from '../companies/create-company'
 
 export interface Principal {
   company: CompanyContext
@@ -92,12 +94,16 @@ export class ApiKeyStrategy extends AuthenticationBaseStrategy {
 export class ApiKeyJwtStrategy extends JWTStrategy {
   async authenticate(authentication: AuthenticationRequest, params: AuthenticationParams): Promise<any> {
     const result = await super.authenticate(authentication, params)
-    const payload = result.authentication.payload as { apiKeyId?: number; companyId?: number; sub?: string }
+    const payload = result.authentication.payload as { apiKeyId?: number; companyId?: number; sub?: string; sessionVersion?: number }
     const db = this.app!.get('knex' as any) as Knex
     if (payload.apiKeyId === undefined) {
       // Settings-page tokens (admin login) carry no key: they are for the settings endpoints only.
+      // A token minted before a logout, password change or deactivation carries an older
+      // session version than the user row, and is refused (CONTRACT §10.1).
       const principal = payload.companyId && payload.sub ? await loadPrincipal(db, payload.companyId, Number(payload.sub)) : null
       if (!principal || principal.user.roleType !== 'admin') throw new NotAuthenticated('Invalid token')
+      const session = await db('users').where({ id: principal.user.id }).first('sessionVersion')
+      if (typeof payload.sessionVersion !== 'number' || session?.sessionVersion !== payload.sessionVersion) throw new NotAuthenticated('The session has ended; sign in again')
       return { ...result, ...principal, settingsLogin: true }
     }
     const found = await loadKeyPrincipal(db, { id: payload.apiKeyId })
@@ -106,8 +112,27 @@ export class ApiKeyJwtStrategy extends JWTStrategy {
   }
 }
 
-/** Email + password for admins on the settings page (CONTRACT §2). */
+/** A bcrypt hash of the cost real hashes have, compared when there is no usable user. */
+let dummyHash: Promise<string> | undefined
+const dummyPasswordHash = () => (dummyHash ??= bcrypt.hash(crypto.randomBytes(16).toString('base64url'), PASSWORD_HASH_ROUNDS))
+
+/**
+ * Email + password for admins on the settings page (CONTRACT §2). Every attempt runs exactly
+ * one bcrypt comparison and fails with the same message, so neither the answer nor its time
+ * tells whether the email exists, belongs to an admin, or the admin is deactivated (§10.1).
+ */
 export class AdminLocalStrategy extends LocalStrategy {
+  setApplication(app: any) {
+    super.setApplication(app)
+    // Hashed ahead, so that the first failed login costs what later ones cost.
+    void dummyPasswordHash()
+  }
+
+  /** The one comparison of a login (a method, so that a test can count the calls). */
+  async verifyPassword(password: string, hash: string) {
+    return bcrypt.compare(password, hash)
+  }
+
   async findEntity(username: string) {
     const db = this.app!.get('knex' as any) as Knex
     const row = await db('users')
@@ -115,26 +140,26 @@ export class AdminLocalStrategy extends LocalStrategy {
       .select('users.*', 'roles.type as roleType')
       .where({ 'users.emailNormalized': username.trim().toLowerCase() })
       .first()
-    if (!row || row.roleType !== 'admin' || row.deactivatedAt || !row.passwordHash) {
-      throw new NotAuthenticated('Invalid login')
-    }
-    return row
+    return row && row.roleType === 'admin' && !row.deactivatedAt && row.passwordHash ? row : null
   }
+
   async authenticate(data: AuthenticationRequest): Promise<any> {
     const { email, password } = data as { email?: unknown; password?: unknown }
     if (typeof email !== 'string' || typeof password !== 'string' || !password) throw new NotAuthenticated('Invalid login')
     const entity = await this.findEntity(email)
-    await this.comparePassword(entity, password)
+    const matches = await this.verifyPassword(password, entity ? entity.passwordHash : await dummyPasswordHash())
+    if (!entity || !matches) throw new NotAuthenticated('Invalid login')
     const principal = await loadPrincipal(this.app!.get('knex' as any) as Knex, entity.companyId, entity.id)
     if (!principal) throw new NotAuthenticated('Invalid login')
-    return { authentication: { strategy: this.name }, ...principal }
+    return { authentication: { strategy: this.name }, ...principal, sessionVersion: entity.sessionVersion }
   }
 }
 
 class CrewclockAuthenticationService extends AuthenticationService {
   async getPayload(authResult: AuthenticationResult, params: AuthenticationParams) {
     const payload = await super.getPayload(authResult, params)
-    return { ...payload, companyId: authResult.company?.id, apiKeyId: authResult.apiKey?.id }
+    // Settings logins carry the user's session version; key tokens carry the key id instead.
+    return { ...payload, companyId: authResult.company?.id, apiKeyId: authResult.apiKey?.id, sessionVersion: authResult.sessionVersion }
   }
   async getTokenOptions(authResult: AuthenticationResult, params: AuthenticationParams) {
     const options = await super.getTokenOptions(authResult, params)

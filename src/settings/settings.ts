@@ -1,9 +1,13 @@
 import type { Application } from '../declarations'
 import { mapDatabaseErrors } from '../resources/errors'
 import { noContentOnRemove } from '../resources/hooks'
+import { AdminsService } from './admins'
 import { ApiKeysService } from './api-keys'
 import { CompanySettingsService } from './company'
+import { ScopesService } from './scopes'
 import { UsageService } from './usage'
+import { endSessions } from '../services/users/user-accounts'
+import type { HookContext } from '../declarations'
 import { noQuery, parseId, requireSettingsLogin, withoutEvents } from './settings.hooks'
 
 export const SETTINGS_PREFIX = 'settings'
@@ -11,7 +15,9 @@ export const SETTINGS_PREFIX = 'settings'
 const SERVICES = [
   { path: 'api-keys', idParam: 'apiKeyId', service: ApiKeysService, methods: ['find', 'get', 'create', 'remove'] },
   { path: 'company', idParam: 'companyId', service: CompanySettingsService, methods: ['find', 'patch'] },
-  { path: 'usage', idParam: 'apiKeyId', service: UsageService, methods: ['find'] }
+  { path: 'usage', idParam: 'apiKeyId', service: UsageService, methods: ['find'] },
+  { path: 'admins', idParam: 'adminId', service: AdminsService, methods: ['find', 'create', 'patch', 'remove'] },
+  { path: 'scopes', idParam: 'scope', service: ScopesService, methods: ['find'] }
 ] as const
 
 /**
@@ -27,4 +33,15 @@ export const settings = (app: Application) => {
       after: { remove: [noContentOnRemove] }
     })
   }
+  app.service('authentication').hooks({ after: { remove: [endSettingsSession] } })
+}
+
+/**
+ * Logout (`DELETE /authentication` with the settings token) ends the session for good, not only
+ * in the browser: the admin's session version goes up, which ends every settings session of that
+ * admin (all their tabs and devices). Socket tokens minted for API keys are not sessions: untouched.
+ */
+async function endSettingsSession(context: HookContext) {
+  const result = context.result as { settingsLogin?: boolean; user?: { id: number } } | undefined
+  if (result?.settingsLogin && result.user) await endSessions(context.app.get('knex' as any), result.user.id)
 }

@@ -1,7 +1,9 @@
 import { byId, formatDateTime, formatMinutes, h, show } from './dom'
 import { DASHBOARD_KEY_STORAGE } from './handover'
+import { loadAdmins, startAdmins } from './settings-admins'
+import { chosenScopes, renderScopeChoices, resetScopeChoices, ScopeChoices, scopesCell } from './settings-scopes'
 
-/** The settings page: admin login, API keys, per-key usage, company working-time model. */
+/** The settings page: admin login, API keys with their scopes, per-key usage, administrators, company working-time model. */
 
 const TOKEN_STORAGE = 'crewclock.settings.token'
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
@@ -11,6 +13,7 @@ interface ApiKey {
   name: string | null
   maskedKey: string
   userId: number
+  scopes?: string[]
   createdAt: string
   revokedAt: string | null
   key?: string | null
@@ -86,6 +89,12 @@ async function signIn(event: SubmitEvent) {
   }
 }
 
+/** Ends the session on the server too (the token stops working everywhere), then forgets it. */
+async function logOut() {
+  if (token) await api('DELETE', '/authentication').catch(() => undefined)
+  signOut()
+}
+
 function signOut(message?: string) {
   token = null
   sessionStorage.removeItem(TOKEN_STORAGE)
@@ -103,7 +112,8 @@ async function openSettings() {
   show(byId('logout'), true)
   byId('who').textContent = company.name
   fillCompanyForm(company)
-  await loadKeys()
+  const [scopeChoices] = await Promise.all([api<ScopeChoices>('GET', '/settings/scopes'), loadKeys(), loadAdmins()])
+  renderScopeChoices(scopeChoices)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -126,6 +136,7 @@ function keyRow(key: ApiKey, usage: Usage[]) {
     { 'data-key-id': key.id, class: active ? '' : 'revoked' },
     h('td', { 'data-label': 'Name' }, key.name ?? h('span', { class: 'muted' }, 'unnamed')),
     keyCell,
+    scopesCell(key.scopes),
     h('td', { 'data-label': 'Created' }, formatDateTime(key.createdAt)),
     h('td', { 'data-label': 'Status' }, active ? h('span', { class: 'badge ok' }, 'active') : h('span', { class: 'badge' }, `revoked ${formatDateTime(key.revokedAt)}`)),
     h('td', { 'data-label': 'Usage', class: 'usage' }, ...usageText),
@@ -144,14 +155,19 @@ async function createKey(event: SubmitEvent) {
   notice('key-error', null)
   const input = byId<HTMLInputElement>('key-name')
   try {
-    const created = await api<ApiKey>('POST', '/settings/api-keys', { name: input.value.trim() || null })
+    const scopes = chosenScopes()
+    // Full access is the server's default: the body stays what it was for the common case.
+    const body = scopes.length === 1 && scopes[0] === '*:write' ? { name: input.value.trim() || null } : { name: input.value.trim() || null, scopes }
+    const created = await api<ApiKey>('POST', '/settings/api-keys', body)
     input.value = ''
+    resetScopeChoices()
     byId('new-key-name').textContent = created.name ?? created.maskedKey
     byId<HTMLInputElement>('new-key-value').value = created.key ?? ''
     show(byId('new-key'), true)
     await loadKeys()
   } catch (error) {
-    notice('key-error', messageOf(error))
+    const fields = error instanceof ApiError ? Object.entries(error.validationErrors) : []
+    notice('key-error', fields.length ? fields.map(([field, message]) => `${field} ${message}`).join('; ') : messageOf(error))
   }
 }
 
@@ -299,10 +315,17 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 function start() {
   byId('login-form').addEventListener('submit', signIn)
-  byId('logout').addEventListener('click', () => signOut())
+  byId('logout').addEventListener('click', () => logOut())
   byId('key-form').addEventListener('submit', createKey)
   byId('new-key-copy').addEventListener('click', () => copyText(byId<HTMLInputElement>('new-key-value').value))
   byId('company-form').addEventListener('submit', saveCompany)
+  startAdmins({
+    api,
+    notice,
+    showFieldErrors,
+    signOut,
+    errorText: (error) => ({ message: messageOf(error), validationErrors: error instanceof ApiError ? error.validationErrors : {} })
+  })
   byId('add-break-rule').addEventListener('click', () => {
     const rules = byId('break-rules')
     rules.append(breakRuleRow({ afterMinutes: 360, minBreakMinutes: 30 }, rules.children.length))

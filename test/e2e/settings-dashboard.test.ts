@@ -244,6 +244,97 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     assert.equal(await page.evaluate(() => localStorage.length), 0, 'the revoked key is forgotten')
   })
 
+  it('lists, adds and deactivates administrators, never the last active one; changes the password; logout ends the session', async function () {
+    this.timeout(90000)
+    const company = await suite.company({ adminPassword: PASSWORD })
+    const email = await adminEmail(company)
+    const { page, problems } = await openPage('/settings')
+    await signIn(page, email, PASSWORD)
+    const adminRow = (id: number) => page.locator(`#admins tbody tr[data-admin-id="${id}"]`)
+    await adminRow(company.adminUserId).waitFor()
+    assert.match((await adminRow(company.adminUserId).textContent()) ?? '', /\(you\)/)
+
+    await page.fill('#admin-email', `new-admin-${Date.now()}@example.test`)
+    await page.fill('#admin-name', 'Nina Newadmin')
+    await page.fill('#admin-password', 'short')
+    await page.click('#admin-form button[type=submit]')
+    await page.locator('#admin-form .field-error').waitFor()
+    const newEmail = await page.inputValue('#admin-email')
+    await page.fill('#admin-password', 'nina password')
+    await page.click('#admin-form button[type=submit]')
+    await page.locator('#admin-status', { hasText: 'Nina Newadmin can now sign in' }).waitFor()
+    const nina = await suite.server().knex('users').where({ emailNormalized: newEmail.toLowerCase() }).first()
+    assert.equal(nina.roleType, 'admin')
+    assert.equal((await suite.server().http.post('/authentication', { strategy: 'local', email: newEmail, password: 'nina password' })).status, 201)
+
+    page.once('dialog', (dialog) => void dialog.accept())
+    await adminRow(nina.id).locator('button.deactivate').click()
+    await page.locator(`#admins tbody tr.revoked[data-admin-id="${nina.id}"]`).waitFor()
+    page.once('dialog', (dialog) => void dialog.accept())
+    await adminRow(company.adminUserId).locator('button.deactivate').click()
+    await page.locator('#admins-error', { hasText: 'last active administrator' }).waitFor()
+
+    await page.fill('#current-password', 'not the password')
+    await page.fill('#new-password', 'a new password')
+    await page.click('#password-form button[type=submit]')
+    await page.locator('#password-form .field-error', { hasText: 'not your current password' }).waitFor()
+    const oldToken = await page.evaluate(() => sessionStorage.getItem('crewclock.settings.token'))
+    await page.fill('#current-password', PASSWORD)
+    await page.fill('#new-password', 'a new password')
+    await page.click('#password-form button[type=submit]')
+    await page.locator('#login-error', { hasText: 'password has been changed' }).waitFor()
+    assert.equal((await suite.server().http.withKey(oldToken!).get('/settings/company')).status, 401)
+
+    await signIn(page, email, 'a new password')
+    await adminRow(company.adminUserId).waitFor()
+    const token = await page.evaluate(() => sessionStorage.getItem('crewclock.settings.token'))
+    await page.click('#logout')
+    await page.locator('#login-view').waitFor()
+    assert.equal((await suite.server().http.withKey(token!).get('/settings/company')).status, 401, 'logout ended the session on the server')
+    assert.deepEqual(problems, [])
+  })
+
+  it('shows the scopes of each key and sends the chosen scopes when creating one', async function () {
+    this.timeout(60000)
+    const company = await suite.company({ adminPassword: PASSWORD })
+    const { page, problems } = await openPage('/settings')
+    await signIn(page, await adminEmail(company), PASSWORD)
+    await keyRow(page, company.apiKeyId).waitFor()
+    assert.equal((await keyRow(page, company.apiKeyId).locator('td.scopes').textContent())?.trim(), '*:write')
+    assert.equal(await page.locator('#key-collections').isHidden(), true)
+
+    const sent = async (action: () => Promise<void>) => {
+      const request = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/settings/api-keys'))
+      const response = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/settings/api-keys'))
+      await action()
+      return { body: JSON.parse((await request).postData() ?? '{}'), response: await response }
+    }
+
+    await page.fill('#key-name', 'Full')
+    const full = await sent(() => page.click('#key-form button[type=submit]'))
+    assert.deepEqual(full.body, { name: 'Full' }, 'full access is the default and needs no scopes')
+
+    await page.fill('#key-name', 'Reader')
+    await page.check('#key-scopes input[value=read]')
+    const read = await sent(() => page.click('#key-form button[type=submit]'))
+    assert.deepEqual(read.body, { name: 'Reader', scopes: ['*:read'] })
+
+    await page.fill('#key-name', 'Clock')
+    await page.check('#key-scopes input[value=custom]')
+    await page.locator('#key-collections select[data-collection="time-entries"]').waitFor()
+    await page.selectOption('#key-collections select[data-collection="time-entries"]', 'write')
+    await page.selectOption('#key-collections select[data-collection="customers"]', 'read')
+    const custom = await sent(() => page.click('#key-form button[type=submit]'))
+    assert.deepEqual(custom.body.scopes.sort(), ['customers:read', 'time-entries:write'])
+    // The server side of scopes on POST /settings/api-keys (src/settings/api-keys.ts) belongs to
+    // another change; once it accepts them, the new keys are listed with their scopes.
+    if (read.response.status() === 201) {
+      const readId = (await read.response.json()).id
+      assert.equal((await keyRow(page, readId).locator('td.scopes').textContent())?.trim(), '*:read')
+    }
+    assert.deepEqual(problems, [])
+  })
+
   it('both pages fit a phone screen', async function () {
     this.timeout(60000)
     const company = await suite.company({ adminPassword: PASSWORD })

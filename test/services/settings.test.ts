@@ -71,7 +71,8 @@ forEachDatabase('settings endpoints', (suite) => {
       assert.equal(res.status, 200)
       assert.equal(res.body.length, 1)
       const [key] = res.body
-      assert.deepEqual(Object.keys(key).sort(), ['createdAt', 'id', 'maskedKey', 'name', 'revokedAt', 'userId'])
+      assert.deepEqual(Object.keys(key).sort(), ['createdAt', 'id', 'maskedKey', 'name', 'revokedAt', 'scopes', 'userId'])
+      assert.deepEqual(key.scopes, ['*:write'])
       assert.equal(key.id, a.apiKeyId)
       assert.equal(key.maskedKey, `ck_…${a.apiKey.slice(-4)}`)
       assert.equal(key.userId, a.adminUserId)

@@ -49,10 +49,10 @@ forEachDatabase('users', (suite) => {
     assert.equal(res.body.roleType, 'office')
     assert.equal(res.body.color, '#12abEF')
     assert.equal(res.body.staffNumber, '0042')
-    const patched = await a.api.patch(`/v1/users/${res.body.id}`, { roleId: rolesA.admin, shortName: null })
+    const patched = await a.api.patch(`/v1/users/${res.body.id}`, { roleId: rolesA.worker, shortName: null })
     assert.equal(patched.status, 200)
-    assert.equal(patched.body.roleId, rolesA.admin)
-    assert.equal(patched.body.roleType, 'admin')
+    assert.equal(patched.body.roleId, rolesA.worker)
+    assert.equal(patched.body.roleType, 'worker')
     assert.equal(patched.body.shortName, null)
     assert.equal(patched.body.externalId, 'hr-42')
   })
@@ -148,7 +148,7 @@ forEachDatabase('users', (suite) => {
     assert.equal((await a.api.get('/v1/users', { 'createdAt[$gt]': '2026-02-30T00:00:00Z' })).status, 400)
   })
 
-  it('deactivates and reactivates a user; deactivatedAt filters; the key user cannot deactivate itself', async () => {
+  it('deactivates and reactivates a user; deactivatedAt filters; the key user (an admin) cannot be deactivated with a key', async () => {
     const user = await a.api.post('/v1/users', { fullName: 'Leaving', email: email('leaving') })
     const at = '2026-11-22T08:00:00+01:00'
     const res = await a.api.patch(`/v1/users/${user.body.id}`, { deactivatedAt: at })
@@ -158,7 +158,8 @@ forEachDatabase('users', (suite) => {
     assert.equal((await a.api.get('/v1/users', { id: user.body.id, 'deactivatedAt[$ne]': 'null' })).body.total, 1)
     assert.equal((await a.api.patch(`/v1/users/${user.body.id}`, { deactivatedAt: null })).body.deactivatedAt, null)
     const self = await a.api.patch(`/v1/users/${a.adminUserId}`, { deactivatedAt: '2026-11-22T08:00:00Z' })
-    assert.equal(self.status, 409)
+    assert.equal(self.status, 403)
+    assert.equal(self.body.name, 'Forbidden')
     assert.equal((await a.api.get(`/v1/users/${a.adminUserId}`)).body.deactivatedAt, null)
   })
 
@@ -183,7 +184,9 @@ forEachDatabase('users', (suite) => {
     assert.match(foreignRole.body.data.validationErrors.roleId, /references no record/)
     const mine = await b.api.post('/v1/users', { fullName: 'B user', email: email() })
     assert.equal(mine.body.roleId, rolesB.worker)
+    // A role of another company is a 400 (CONTRACT §2) even where the role would also be refused as admin (403).
     assert.equal((await b.api.patch(`/v1/users/${mine.body.id}`, { roleId: rolesA.admin })).status, 400)
+    assert.equal((await b.api.patch(`/v1/users/${mine.body.id}`, { roleId: rolesA.office })).status, 400)
     assert.equal((await a.api.get(`/v1/users/${id}`)).body.fullName, 'Only A')
   })
 })

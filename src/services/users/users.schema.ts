@@ -5,6 +5,7 @@ import type { ValidationErrors } from '../../resources/define-resource'
 import { Color, Email, Enum, Id, Str, Timestamp } from '../../resources/types'
 import { ROLE_TYPES } from '../../companies/catalogues'
 import { hashPassword } from '../../companies/create-company'
+import { refuseAdminChangesByKey } from './users.rules'
 
 /** bcrypt ignores everything after 72 bytes: a longer password would be silently weaker. */
 const BCRYPT_MAX_BYTES = 72
@@ -38,7 +39,9 @@ export const userResource = defineResource({
   required: ['fullName', 'email'],
   references: { roleId: { table: 'roles' } },
   filters: ['id', 'roleId', 'fullName', 'email', 'shortName', 'roleType', 'staffNumber', 'deactivatedAt', 'externalId', 'createdAt', 'updatedAt'],
-  async beforeWrite({ data, method, existing, companyId, context }) {
+  async beforeWrite(write) {
+    const { data, method, existing, companyId, context } = write
+    await refuseAdminChangesByKey(write)
     const errors: ValidationErrors = {}
     if (typeof data.password === 'string' && Buffer.byteLength(data.password, 'utf8') > BCRYPT_MAX_BYTES) {
       errors.password = `must be at most ${BCRYPT_MAX_BYTES} bytes long (UTF-8)`
@@ -55,6 +58,7 @@ export const userResource = defineResource({
   },
   async toRow(row, { data, context }) {
     if (data.email !== undefined) row.emailNormalized = String(data.email).toLowerCase()
+    // Non-admins have no settings sessions (CONTRACT §2), so no session version to bump here.
     if (data.password !== undefined) row.passwordHash = data.password === null ? null : await hashPassword(data.password)
     if (row.roleId !== undefined) {
       const role = await context.params.transaction!.trx!('roles').where({ id: row.roleId }).first('type')
