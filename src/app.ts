@@ -45,9 +45,9 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.set('appSecret', secret)
   app.set('authentication', { ...app.get('authentication'), secret })
 
-  const { url, pool } = app.get('database')
+  const { url, pool, statementTimeoutMs, acquireTimeoutMs } = app.get('database')
   app.set('dbClient', clientOf(url))
-  const knex = createKnex(url, pool)
+  const knex = createKnex(url, pool, { statementTimeoutMs, acquireTimeoutMs })
   app.set('knex' as any, knex)
 
   const { cors: corsConfig, rateLimit } = app.get('security')
