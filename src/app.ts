@@ -9,7 +9,7 @@ import { createKnex, clientOf } from './db/knex'
 import { resolveAppSecret } from './auth/secret'
 import { authentication } from './auth/authentication'
 import { createLogger } from './logger'
-import { errorHandler, requireJsonBody } from './middleware/errors'
+import { acceptContentEncoding, errorHandler, requireJsonBody } from './middleware/errors'
 import { guardPrototypePathSegments, refusePrototypeQueryKeys } from './middleware/prototype-keys'
 import { noPostOnItems } from './middleware/methods'
 import { proxyTrust } from './middleware/trust-proxy'
@@ -81,6 +81,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.use(refusePrototypeQueryKeys)
   app.use(noPostOnItems(app))
   app.use(requireJsonBody)
+  app.use(acceptContentEncoding)
   app.use(bodyParser({ jsonLimit: '1mb', jsonStrict: true, multipart: false, urlencoded: false, text: false, onError: (error: Error) => { throw error } } as any))
   app.configure(rest())
   app.configure(socketio({ cors: { origin: corsConfig.origins.length ? corsConfig.origins : false } }, trackSockets(app)))
