@@ -40,3 +40,25 @@ export const refusePrototypeQueryKeys = async (ctx: Context, next: Next) => {
   if (refused.length > 0) throw badRequest('Invalid query', Object.fromEntries(refused.map((key) => [key, 'is not a parameter of this operation'])))
   await next()
 }
+
+/** Whether `value` has an own `__proto__` key at any depth (bounded: socket.io packets are parsed JSON). */
+function hasProtoKey(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value !== 'object' || depth > 64) return false
+  if (Object.hasOwn(value, '__proto__')) return true
+  return Object.values(value).some((inner) => hasProtoKey(inner, depth + 1))
+}
+
+/**
+ * socket.io parses packets with JSON.parse, which makes `"__proto__"` an own key; Feathers then
+ * copies bodies and params with Object.assign, which turns that key into the copy's prototype
+ * (the key vanishes, its contents become inherited values). A socket call with such a key is
+ * refused with the 400 a REST body gets.
+ */
+export const refusePrototypeKeysInSocketCalls = (packet: unknown[], next: (error?: Error) => void) => {
+  const last = packet[packet.length - 1]
+  const ack = typeof last === 'function' ? (last as (error: unknown) => void) : undefined
+  if (typeof packet[0] !== 'string' || !packet.slice(1).some((arg) => hasProtoKey(arg))) return next()
+  const error = badRequest('Invalid body', { '': 'must not contain a "__proto__" key' })
+  // Without an acknowledgement there is nobody to answer: the call is dropped, not run.
+  if (ack) ack(error.toJSON())
+}
