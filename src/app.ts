@@ -11,7 +11,7 @@ import { authentication } from './auth/authentication'
 import { createLogger } from './logger'
 import { acceptContentEncoding, errorHandler, requireJsonBody } from './middleware/errors'
 import { guardPrototypePathSegments, refusePrototypeQueryKeys } from './middleware/prototype-keys'
-import { noPostOnItems } from './middleware/methods'
+import { noPostOnItems, requireCredentialsToEndSession } from './middleware/methods'
 import { proxyTrust } from './middleware/trust-proxy'
 import { authFailureLimiter, corsFor, perKeyLimiter, requestLog, securityHeaders } from './middleware/security'
 import { services } from './services'
@@ -86,6 +86,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.configure(rest())
   app.configure(socketio({ cors: { origin: corsConfig.origins.length ? corsConfig.origins : false } }, trackSockets(app)))
   app.configure(authentication)
+  app.service('authentication').hooks({ before: { remove: [requireCredentialsToEndSession] } })
   app.configure(usageCounting)
   // feathers-sync wraps service events through a mixin: it must be configured before the services.
   app.configure(syncEvents)
