@@ -151,7 +151,7 @@ forEachDatabase('transport limits', (suite) => {
 
   describe('unauthenticated sockets', function () {
     const AUTH_TIMEOUT_MS = 500
-    const SOCKETS = 300
+    const SOCKETS = 1000
     let app: Application
     let url: string
 
