@@ -7,6 +7,7 @@ import { forEachDatabase, TestCompany } from './support/harness'
 import { HttpClient } from './support/http'
 import { socketClient } from './support/socket'
 import { createApp } from '../src/app'
+import { startServe, stopProcess } from './support/cli'
 import type { Application } from '../src/declarations'
 
 /** A raw socket call as any socket.io client can send it, answered through its acknowledgement. */
@@ -19,6 +20,14 @@ function call(socket: Socket, event: string, ...args: unknown[]) {
     })
   })
 }
+
+/** Whether a TCP connection to host:port is accepted (true) or refused (the error code). */
+const tcpAnswer = (host: string, port: number) =>
+  new Promise<true | string>((resolve) => {
+    const socket = net.connect(port, host)
+    socket.once('connect', () => (socket.destroy(), resolve(true)))
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'))
+  })
 
 const connected = (socket: Socket) =>
   new Promise<void>((resolve, reject) => {
@@ -190,5 +199,27 @@ forEachDatabase('transport limits', (suite) => {
         authenticated.close()
       }
     })
+  })
+
+  describe('HOST', () => {
+    // 127.0.0.0/8 is loopback on Linux: two local addresses tell "this address only" from "every address".
+    for (const [host, other] of [
+      ['127.0.0.1', '127.0.0.2'],
+      ['127.0.0.2', '127.0.0.1']
+    ]) {
+      it(`crewclock serve with HOST=${host} accepts there and refuses on ${other}`, async function () {
+        this.timeout(60000)
+        const served = await startServe({ DATABASE_URL: suite.db.url, PORT: '0', HOST: host, DATA_DIR: suite.server().app.get('dataDir') })
+        try {
+          const port = Number(new URL(served.url).port)
+          assert.match(served.output(), new RegExp(`listening on http://${host.replace(/\./g, '\\.')}:${port}`))
+          const res = await new HttpClient(`http://${host}:${port}`).get('/health')
+          assert.equal(res.status, 200, res.text)
+          assert.equal(await tcpAnswer(other, port), 'ECONNREFUSED')
+        } finally {
+          await stopProcess(served.child)
+        }
+      })
+    }
   })
 })
