@@ -84,7 +84,8 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.use(acceptContentEncoding)
   app.use(bodyParser({ jsonLimit: '1mb', jsonStrict: true, multipart: false, urlencoded: false, text: false, onError: (error: Error) => { throw error } } as any))
   app.configure(rest())
-  app.configure(socketio({ cors: { origin: corsConfig.origins.length ? corsConfig.origins : false } }, trackSockets(app)))
+  // connectTimeout: a connection that never even joins the namespace is closed by the same deadline as one that never authenticates.
+  app.configure(socketio({ cors: { origin: corsConfig.origins.length ? corsConfig.origins : false }, connectTimeout: app.get('security').socketAuthTimeoutMs }, trackSockets(app)))
   app.configure(authentication)
   app.service('authentication').hooks({ before: { remove: [requireCredentialsToEndSession] } })
   app.configure(usageCounting)

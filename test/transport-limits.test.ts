@@ -3,6 +3,7 @@ import net from 'node:net'
 import zlib from 'node:zlib'
 import type { Server } from 'node:http'
 import { io, Socket } from 'socket.io-client'
+import WebSocket from 'ws'
 import { forEachDatabase, TestCompany } from './support/harness'
 import { HttpClient } from './support/http'
 import { socketClient } from './support/socket'
@@ -197,6 +198,23 @@ forEachDatabase('transport limits', (suite) => {
       } finally {
         sockets.forEach((s) => s.close())
         authenticated.close()
+      }
+    })
+
+    it('connections that never join the socket.io namespace are closed by the same deadline', async function () {
+      this.timeout(60000)
+      // A bare engine.io connection: the transport handshake, then nothing (no socket.io CONNECT packet).
+      const raw = Array.from({ length: 200 }, () => new WebSocket(`${url.replace('http', 'ws')}/socket.io/?EIO=4&transport=websocket`))
+      try {
+        const closed = raw.map((ws) => new Promise<void>((resolve) => ws.once('close', () => resolve())))
+        await Promise.all(raw.map((ws) => new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))))
+        await Promise.race([
+          Promise.all(closed),
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still open: ${raw.filter((ws) => ws.readyState === WebSocket.OPEN).length} of ${raw.length}`)), 30000))
+        ])
+        assert.equal((await new HttpClient(url).get('/health')).status, 200)
+      } finally {
+        raw.forEach((ws) => ws.terminate())
       }
     })
   })
