@@ -5,7 +5,7 @@ import type { Knex } from 'knex'
 import { forEachDatabase, TestCompany } from './support/harness'
 import { HttpClient, HttpResponse } from './support/http'
 import { createApp } from '../src/app'
-import { createKnex } from '../src/db/knex'
+import { createKnex, withoutStatementTimeout } from '../src/db/knex'
 import type { Application } from '../src/declarations'
 
 /** Short limits, so a test waits seconds, not the production defaults. */
@@ -173,11 +173,17 @@ forEachDatabase('database timeouts', (suite) => {
       )
       assert.equal(error.code, suite.db.name === 'postgres' ? '57014' : 'SQLITE_INTERRUPT')
       assert.ok(Date.now() - started < STATEMENT_TIMEOUT_MS + SLACK_MS, `cancelled after ${Date.now() - started} ms`)
-      // Inside a transaction: the transaction fails with the timeout, not with its rollback.
+      // A write inside a transaction: it fails with the timeout, not with its rollback (SQLite
+      // rolls an interrupted write's transaction back itself; knex's ROLLBACK then finds none).
+      const endlessWrite =
+        suite.db.name === 'postgres'
+          ? 'insert into timeout_probe select 1 from pg_sleep(30)'
+          : 'insert into timeout_probe with recursive c(x) as (select 1 union all select x + 1 from c) select x from c'
       const inTransaction: any = await knex
         .transaction(async (trx) => {
-          await trx.raw('select 1')
-          await trx.raw(endless)
+          await trx.raw('create temporary table timeout_probe (x integer)')
+          await trx.raw('insert into timeout_probe values (1)')
+          await trx.raw(endlessWrite)
         })
         .then(
           () => assert.fail('the transaction committed'),
@@ -185,6 +191,27 @@ forEachDatabase('database timeouts', (suite) => {
         )
       assert.equal(inTransaction.code, error.code)
       assert.equal((await knex.raw('select 1 as one')).length ?? 1, 1)
+    } finally {
+      await knex.destroy()
+    }
+  })
+
+  it('work that may run long (migrations) can run without the statement timeout; the limit applies again after it', async function () {
+    this.timeout(30000)
+    const limitMs = 200
+    const knex = createKnex(suite.db.url, {}, { statementTimeoutMs: limitMs })
+    // Several times the limit on any machine (about 1.5 s here), yet finite.
+    const slow =
+      suite.db.name === 'postgres' ? 'select pg_sleep(1)' : 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 5000000) select count(*) from c'
+    try {
+      const started = Date.now()
+      await withoutStatementTimeout(knex, (untimed) => untimed.raw(slow))
+      assert.ok(Date.now() - started > limitMs, `the statement outlived the limit (${Date.now() - started} ms)`)
+      const error: any = await knex.raw(slow).then(
+        () => assert.fail('the limit applies again'),
+        (e) => e
+      )
+      assert.equal(error.code, suite.db.name === 'postgres' ? '57014' : 'SQLITE_INTERRUPT')
     } finally {
       await knex.destroy()
     }

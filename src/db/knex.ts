@@ -190,3 +190,28 @@ export function createKnex(url: string, pool: { min?: number; max?: number } = {
     ...caseMapping
   } as Knex.Config)
 }
+
+/**
+ * Runs `work` with no statement timeout: migrations (an index built over a large table) may
+ * rightly run longer than any request. PostgreSQL sets the timeout per session, so the work gets
+ * a short-lived pool of its own; SQLite's interrupt reads the limit at each statement.
+ */
+export async function withoutStatementTimeout<T>(db: Knex, work: (untimed: Knex) => Promise<T>): Promise<T> {
+  const config = db.client.config as Knex.Config & { statementTimeoutMs?: number }
+  if (config.client !== 'pg') {
+    const saved = config.statementTimeoutMs
+    config.statementTimeoutMs = 0
+    try {
+      return await work(db)
+    } finally {
+      config.statementTimeoutMs = saved
+    }
+  }
+  const { statement_timeout: _s, idle_in_transaction_session_timeout: _i, ...connection } = config.connection as Record<string, unknown>
+  const untimed = knex({ ...config, connection, pool: { min: 0, max: 2 } } as Knex.Config)
+  try {
+    return await work(untimed)
+  } finally {
+    await untimed.destroy()
+  }
+}
