@@ -6,6 +6,7 @@ import { forEachDatabase, TestCompany } from './support/harness'
 import { HttpClient, HttpResponse } from './support/http'
 import { createApp } from '../src/app'
 import { createKnex, withoutStatementTimeout } from '../src/db/knex'
+import { FreezingRelay } from './support/fault-injection'
 import type { Application } from '../src/declarations'
 
 /** Short limits, so a test waits seconds, not the production defaults. */
@@ -131,6 +132,36 @@ forEachDatabase('database timeouts', (suite) => {
       await app.teardown()
     }
   })
+
+  if (suite.db.name === 'postgres') {
+    it('a database host that freezes mid-request (no answer, no error) still answers 503 within the bounds', async function () {
+      this.timeout(60000)
+      const relay = new FreezingRelay(new URL(suite.db.url))
+      await relay.start()
+      const { app, http } = await timedApp({ url: relay.url() })
+      try {
+        const company = await suite.company()
+        const api = http.withKey(company.apiKey)
+        assert.equal((await api.post('/v1/customers', { companyName: 'Before' })).status, 201)
+        relay.freeze()
+        // statement_timeout cannot help: the server never sees the statement. The client gives up.
+        let started = Date.now()
+        assertUnavailable(await api.post('/v1/customers', { companyName: 'During' }), 'create while frozen')
+        let waited = Date.now() - started
+        assert.ok(waited < STATEMENT_TIMEOUT_MS + ACQUIRE_TIMEOUT_MS + SLACK_MS, `answered after ${waited} ms`)
+        started = Date.now()
+        assertUnavailable(await api.get('/v1/customers'), 'list while frozen')
+        waited = Date.now() - started
+        assert.ok(waited < STATEMENT_TIMEOUT_MS + ACQUIRE_TIMEOUT_MS + SLACK_MS, `answered after ${waited} ms`)
+        assert.equal((await http.get('/health')).status, 200)
+        const stored = await suite.server().knex('customers').where({ companyId: company.id }).select('companyName')
+        assert.deepEqual(stored.map((row: any) => row.companyName), ['Before'], 'the create cut off by the freeze stored nothing')
+      } finally {
+        await relay.stop()
+        await app.teardown()
+      }
+    })
+  }
 
   it('a request waiting for a pooled connection answers 503 after the acquire timeout', async function () {
     this.timeout(60000)

@@ -66,6 +66,31 @@ class Sqlite3ImmediateClient extends Sqlite3Client {
   }
 }
 
+/** How long past `statement_timeout` the client waits for an answer before it gives up on the connection. */
+const answerGraceMs = (statementTimeoutMs: number) => Math.max(1000, statementTimeoutMs / 2)
+
+/**
+ * `statement_timeout` is enforced by the server: a host that stops answering altogether (a
+ * paused VM, a network partition) never cancels anything, and without TCP keepalive the request
+ * would wait forever. When no answer has come some time after the server should have cancelled
+ * the statement, the connection is cut: the query fails as "Connection terminated" (a 503), knex
+ * discards the connection, and the server rolls back the transaction when it sees the close.
+ * Installed on the instance's client (transaction clients inherit from it), so `config.client`
+ * stays 'pg' for the code that asks which database it runs on.
+ */
+function guardAgainstSilentServer(db: Knex, statementTimeoutMs: number) {
+  const client = db.client as unknown as { _query: (connection: PgConnection, obj: unknown) => Promise<unknown> }
+  const query = client._query
+  client._query = function (this: unknown, connection: PgConnection, obj: unknown) {
+    const run = query.call(this, connection, obj)
+    const timer = setTimeout(() => connection.connection?.stream?.destroy(), statementTimeoutMs + answerGraceMs(statementTimeoutMs))
+    return run.finally(() => clearTimeout(timer))
+  }
+  return db
+}
+
+type PgConnection = { connection?: { stream?: { destroy: () => void } } }
+
 export interface DatabaseTimeouts {
   /** A statement running longer is cancelled (503); 0 = no limit (migrations). */
   statementTimeoutMs?: number
@@ -145,7 +170,7 @@ export function createKnex(url: string, pool: { min?: number; max?: number } = {
   const statementTimeoutMs = timeouts.statementTimeoutMs ?? DEFAULT_TIMEOUTS.statementTimeoutMs
   const acquireConnectionTimeout = timeouts.acquireTimeoutMs ?? DEFAULT_TIMEOUTS.acquireTimeoutMs
   if (client === 'pg') {
-    return knex({
+    const db = knex({
       client: 'pg',
       // Sent in the startup packet, so every pooled session has them without an extra round trip.
       // A statement that waits for a lock counts its wait: statement_timeout also bounds lock waits.
@@ -157,6 +182,7 @@ export function createKnex(url: string, pool: { min?: number; max?: number } = {
       acquireConnectionTimeout,
       ...caseMapping
     })
+    return statementTimeoutMs > 0 ? guardAgainstSilentServer(db, statementTimeoutMs) : db
   }
   const filename = sqliteFilename(url)
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true })
