@@ -74,6 +74,12 @@ forEachDatabase('transport limits', (suite) => {
         assert.equal(res.body.name, 'UnsupportedMediaType')
         assert.ok(res.body.message.includes(`"${encoding}"`), res.body.message)
       }
+      // Uploads reach the multipart parser as sent: only identity.
+      const upload = await new HttpClient(suite.server().url, company.apiKey).request('POST', '/v1/assignments/1/uploads', undefined, {
+        raw: new Uint8Array(zlib.gzipSync('--x\r\n')),
+        headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-encoding': 'gzip' }
+      })
+      assert.equal(upload.status, 415, upload.text)
       for (const encoding of ['gzip', 'deflate', 'br']) {
         const res = await post(encoding, Buffer.from('not compressed at all'))
         assert.equal(res.status, 400, `${encoding} with a plain body: ${res.text}`)
@@ -179,6 +185,10 @@ forEachDatabase('transport limits', (suite) => {
       this.timeout(60000)
       const authenticated = socketClient(url)
       await authenticated.client.authenticate({ strategy: 'apiKey', apiKey: company.apiKey })
+      // A failed authentication does not count: that socket is cut off like the silent ones.
+      const failed = socketClient(url)
+      await assert.rejects(failed.client.authenticate({ strategy: 'apiKey', apiKey: 'ck_wrong' }))
+      const failedDisconnected = new Promise<string>((resolve) => failed.socket.once('disconnect', (reason) => resolve(reason)))
       const sockets: Socket[] = []
       try {
         for (let i = 0; i < SOCKETS; i++) sockets.push(io(url, { transports: ['websocket'], forceNew: true, reconnection: false }))
@@ -189,6 +199,7 @@ forEachDatabase('transport limits', (suite) => {
           new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still connected: ${sockets.filter((s) => s.connected).length} of ${SOCKETS}`)), 30000))
         ])
         assert.ok(reasons.every((r) => r === 'io server disconnect'), `disconnected by the server: ${[...new Set(reasons)].join(', ')}`)
+        assert.equal(await failedDisconnected, 'io server disconnect')
         assert.equal(((app as any).io.engine.clientsCount as number) <= 1, true, `server-side connections left: ${(app as any).io.engine.clientsCount}`)
         // The authenticated socket outlived the limit and still answers; so does HTTP.
         assert.equal(authenticated.socket.connected, true)
@@ -198,6 +209,7 @@ forEachDatabase('transport limits', (suite) => {
       } finally {
         sockets.forEach((s) => s.close())
         authenticated.close()
+        failed.close()
       }
     })
 
