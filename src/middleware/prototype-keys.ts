@@ -2,6 +2,7 @@ import { NotFound } from '@feathersjs/errors'
 import type { Context, Next } from 'koa'
 import type { Application } from '../declarations'
 import { badRequest } from '../resources/validation'
+import { ackOf, SocketPacket } from './methods'
 
 /**
  * Names that plain JavaScript objects already have. Feathers' router and the query-string
@@ -54,9 +55,8 @@ function hasProtoKey(value: unknown, depth = 0): boolean {
  * (the key vanishes, its contents become inherited values). A socket call with such a key is
  * refused with the 400 a REST body gets.
  */
-export const refusePrototypeKeysInSocketCalls = (packet: unknown[], next: (error?: Error) => void) => {
-  const last = packet[packet.length - 1]
-  const ack = typeof last === 'function' ? (last as (error: unknown) => void) : undefined
+export const refusePrototypeKeysInSocketCalls = (packet: SocketPacket, next: (error?: Error) => void) => {
+  const ack = ackOf(packet)
   if (typeof packet[0] !== 'string' || !packet.slice(1).some((arg) => hasProtoKey(arg))) return next()
   const error = badRequest('Invalid body', { '': 'must not contain a "__proto__" key' })
   // Without an acknowledgement there is nobody to answer: the call is dropped, not run.
