@@ -9,9 +9,9 @@ import { createKnex, clientOf } from './db/knex'
 import { resolveAppSecret } from './auth/secret'
 import { authentication } from './auth/authentication'
 import { createLogger } from './logger'
-import { errorHandler, requireJsonBody } from './middleware/errors'
+import { acceptContentEncoding, errorHandler, requireJsonBody } from './middleware/errors'
 import { guardPrototypePathSegments, refusePrototypeQueryKeys } from './middleware/prototype-keys'
-import { noPostOnItems } from './middleware/methods'
+import { noPostOnItems, requireCredentialsToEndSession } from './middleware/methods'
 import { proxyTrust } from './middleware/trust-proxy'
 import { corsFor, requestLog, securityHeaders } from './middleware/security'
 import { limitFailedAuthentication, rateLimits as createRateLimits } from './middleware/rate-limits'
@@ -47,9 +47,9 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.set('appSecret', secret)
   app.set('authentication', { ...app.get('authentication'), secret })
 
-  const { url, pool } = app.get('database')
+  const { url, pool, statementTimeoutMs, acquireTimeoutMs } = app.get('database')
   app.set('dbClient', clientOf(url))
-  const knex = createKnex(url, pool)
+  const knex = createKnex(url, pool, { statementTimeoutMs, acquireTimeoutMs })
   app.set('knex' as any, knex)
 
   const { cors: corsConfig, rateLimit } = app.get('security')
@@ -88,15 +88,18 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.use(refusePrototypeQueryKeys)
   app.use(noPostOnItems(app))
   app.use(requireJsonBody)
+  app.use(acceptContentEncoding)
   app.use(bodyParser({ jsonLimit: '1mb', jsonStrict: true, multipart: false, urlencoded: false, text: false, onError: (error: Error) => { throw error } } as any))
   app.configure(rest())
+  // connectTimeout: a connection that never even joins the namespace is closed by the same deadline as one that never authenticates.
   app.configure(
-    socketio({ cors: { origin: corsConfig.origins.length ? corsConfig.origins : false } }, (io) => {
+    socketio({ cors: { origin: corsConfig.origins.length ? corsConfig.origins : false }, connectTimeout: app.get('security').socketAuthTimeoutMs }, (io) => {
       recordSocketAddresses(trust)(io)
       trackSockets(app)(io)
     })
   )
   app.configure(authentication)
+  app.service('authentication').hooks({ before: { remove: [requireCredentialsToEndSession] } })
   app.configure(limitFailedLogins)
   app.configure(usageCounting)
   // feathers-sync wraps service events through a mixin: it must be configured before the services.

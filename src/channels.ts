@@ -5,6 +5,8 @@ import type { Knex } from 'knex'
 import type { Application, HookContext } from './declarations'
 import { allows } from './auth/scopes'
 import { collectionOf } from './resources/openapi'
+import { socketMethodGuard } from './middleware/methods'
+import { refusePrototypeKeysInSocketCalls } from './middleware/prototype-keys'
 
 export const companyChannel = (companyId: number) => `companies/${companyId}`
 
@@ -31,14 +33,34 @@ export const readersOf = (channel: Channel, path: string | undefined) =>
 
 const socketsOf = new WeakMap<Application, Map<RealTimeConnection, Socket>>()
 
-/** Remembers which socket.io socket carries which Feathers connection, so a key can be cut off. */
+/**
+ * Remembers which socket.io socket carries which Feathers connection, so a key can be cut off.
+ * A socket that has not authenticated within `security.socketAuthTimeoutMs` is disconnected:
+ * unauthenticated sockets receive nothing, and would otherwise hold memory and a file
+ * descriptor for as long as a client cares to keep them open.
+ */
 export const trackSockets = (app: Application) => (io: Server) => {
   const sockets = new Map<RealTimeConnection, Socket>()
   socketsOf.set(app, sockets)
+  const authDeadlines = new WeakMap<RealTimeConnection, NodeJS.Timeout>()
+  const authTimeoutMs = app.get('security').socketAuthTimeoutMs
+  app.on('login', (_result: unknown, { connection }: { connection?: RealTimeConnection } = {}) => {
+    if (connection) clearTimeout(authDeadlines.get(connection))
+  })
   io.on('connection', (socket: Socket) => {
     const connection = (socket as any).feathers as RealTimeConnection
     sockets.set(connection, socket)
-    socket.once('disconnect', () => sockets.delete(connection))
+    const deadline = setTimeout(() => {
+      if (!(connection as { authentication?: unknown }).authentication) socket.disconnect(true)
+    }, authTimeoutMs)
+    deadline.unref()
+    authDeadlines.set(connection, deadline)
+    socket.use(socketMethodGuard(app))
+    socket.use(refusePrototypeKeysInSocketCalls)
+    socket.once('disconnect', () => {
+      clearTimeout(deadline)
+      sockets.delete(connection)
+    })
   })
 }
 

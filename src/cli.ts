@@ -123,7 +123,10 @@ export async function serve() {
       return
     }
   }
-  const server = await app.listen(app.get('port'))
+  // HOST is honoured (CONTRACT §10.3): 127.0.0.1 keeps the API off the network. Workers bind through
+  // the primary with the same address.
+  const server = await app.listen(app.get('port'), app.get('host'))
+  if (!server.listening) await new Promise((resolve, reject) => server.once('listening', resolve).once('error', reject))
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : app.get('port')
   logger.info({ port, pid: process.pid }, 'crewclock listening')

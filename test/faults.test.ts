@@ -12,7 +12,7 @@ import { TcpProxy } from './support/proxy'
 import { FaultInjector } from './support/fault-injection'
 import { changedTables, Json, label, loadOperations, multiRowBody, nonNull, Operation, postRecord, seedCompany, snapshotCompany, urlOf } from './support/sweep'
 import { createApp } from '../src/app'
-import { ACQUIRE_CONNECTION_TIMEOUT_MS, createKnex } from '../src/db/knex'
+import { createKnex, DEFAULT_TIMEOUTS } from '../src/db/knex'
 import type { Application } from '../src/declarations'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -29,9 +29,9 @@ async function eventually<T>(probe: () => Promise<T>, holds: (value: T) => boole
 
 forEachDatabase('faults', (suite) => {
   /** A second app instance on `url`, so the shared test server never loses its database. */
-  async function dedicatedApp(url: string) {
+  async function dedicatedApp(url: string, database: { statementTimeoutMs?: number; acquireTimeoutMs?: number } = {}) {
     const shared = suite.server().app
-    const app: Application = createApp({ redisUrl: '', database: { url }, dataDir: shared.get('dataDir'), uploads: shared.get('uploads') } as any)
+    const app: Application = createApp({ redisUrl: '', database: { url, ...database }, dataDir: shared.get('dataDir'), uploads: shared.get('uploads') } as any)
     // knex reports every failed acquire on the console; the test asserts on the answers instead.
     ;(app.get('knex' as any) as Knex).client.logger.warn = () => undefined
     const server: Server = await app.listen(0)
@@ -70,7 +70,7 @@ forEachDatabase('faults', (suite) => {
         started = Date.now()
         assertUnavailable(await api.get('/v1/customers'), 'list while unresponsive')
         const waited = Date.now() - started
-        assert.ok(waited < ACQUIRE_CONNECTION_TIMEOUT_MS + 3000, `unresponsive database answered after ${waited} ms`)
+        assert.ok(waited < DEFAULT_TIMEOUTS.acquireTimeoutMs + 3000, `unresponsive database answered after ${waited} ms`)
 
         await proxy.stop()
         await proxy.start()
@@ -91,7 +91,8 @@ forEachDatabase('faults', (suite) => {
     // again once the lock is gone.
     it('database locked by another process: 503 within the timeouts, recovery without a restart', async function () {
       this.timeout(60000)
-      const { app, http: client } = await dedicatedApp(suite.db.url)
+      const timeouts = { statementTimeoutMs: 2000, acquireTimeoutMs: 2000 }
+      const { app, http: client } = await dedicatedApp(suite.db.url, timeouts)
       const locker = createKnex(suite.db.url)
       try {
         const company = await suite.company()
@@ -100,7 +101,7 @@ forEachDatabase('faults', (suite) => {
         await locker.raw('BEGIN EXCLUSIVE')
         const started = Date.now()
         assertUnavailable(await api.post('/v1/customers', { companyName: 'During' }), 'create while locked')
-        assert.ok(Date.now() - started < ACQUIRE_CONNECTION_TIMEOUT_MS + 3000, `answered after ${Date.now() - started} ms`)
+        assert.ok(Date.now() - started < timeouts.statementTimeoutMs + 3000, `answered after ${Date.now() - started} ms`)
         const read = await api.get('/v1/customers')
         assert.ok(read.status === 200 || read.status === 503, `a read while locked: ${read.status} ${read.text}`)
         await locker.raw('COMMIT')

@@ -13,7 +13,7 @@ export type DatabaseClient = 'sqlite3' | 'pg'
 
 // knex's SQLite client and transaction classes (the package has no typings for dialect internals).
 const Sqlite3Client: new (config: Knex.Config) => object = require('knex/lib/dialects/sqlite3')
-const Sqlite3Transaction: new (...args: any[]) => { query: (conn: unknown, sql: string) => Promise<unknown> } = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction')
+const Sqlite3Transaction: new (...args: any[]) => { query(conn: unknown, sql: string, status?: number, value?: unknown): Promise<unknown> } = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction')
 
 /**
  * SQLite transactions take the write lock when they begin (BEGIN IMMEDIATE). With several
@@ -27,20 +27,83 @@ class ImmediateTransaction extends Sqlite3Transaction {
   begin(conn: unknown) {
     return this.query(conn, 'BEGIN IMMEDIATE;')
   }
-}
 
-class Sqlite3ImmediateClient extends Sqlite3Client {
-  transaction(...args: unknown[]) {
-    return new ImmediateTransaction(this, ...args)
+  /**
+   * An interrupted write (statement timeout) makes SQLite roll the whole transaction back
+   * itself; knex's ROLLBACK then fails with "no transaction is active" and would replace the
+   * error the caller must see (the timeout, a 503) with a generic one (a 500).
+   */
+  query(conn: unknown, sql: string, status?: number, value?: unknown) {
+    if (status !== 2 || value === undefined || !/^ROLLBACK\b/i.test(sql)) return (super.query as any)(conn, sql, status, value)
+    const self = this as any
+    const rolledBack = self.trxClient.query(conn, sql).then(
+      (res: unknown) => (self._rejecter(value), res),
+      (err: any) => self._rejecter(/no transaction is active/.test(String(err?.message)) ? value : err)
+    )
+    self._completed = true
+    return rolledBack
   }
 }
 
 /**
- * How long a request waits for a pooled connection before it fails with 503: an unreachable
+ * node-sqlite3 runs a statement on its thread pool, so the event loop is free to call
+ * `Database#interrupt()` when the statement outlives the timeout: the statement fails with
+ * SQLITE_INTERRUPT (a 503) and the transaction around it rolls back, as PostgreSQL's
+ * statement_timeout does. The one pooled connection runs one statement at a time, so the
+ * interrupt cannot hit another request's statement.
+ */
+class Sqlite3ImmediateClient extends Sqlite3Client {
+  transaction(...args: unknown[]) {
+    return new ImmediateTransaction(this, ...args)
+  }
+
+  _query(connection: { interrupt?: () => void }, obj: unknown) {
+    const timeoutMs = (this as unknown as { config: { statementTimeoutMs?: number } }).config.statementTimeoutMs
+    const run = (Sqlite3Client.prototype as any)._query.call(this, connection, obj) as Promise<unknown>
+    if (!timeoutMs || typeof connection?.interrupt !== 'function') return run
+    const timer = setTimeout(() => connection.interrupt!(), timeoutMs)
+    return run.finally(() => clearTimeout(timer))
+  }
+}
+
+/** How long past `statement_timeout` the client waits for an answer before it gives up on the connection. */
+const answerGraceMs = (statementTimeoutMs: number) => Math.max(1000, statementTimeoutMs / 2)
+
+/**
+ * `statement_timeout` is enforced by the server: a host that stops answering altogether (a
+ * paused VM, a network partition) never cancels anything, and without TCP keepalive the request
+ * would wait forever. When no answer has come some time after the server should have cancelled
+ * the statement, the connection is cut: the query fails as "Connection terminated" (a 503), knex
+ * discards the connection, and the server rolls back the transaction when it sees the close.
+ * Installed on the instance's client (transaction clients inherit from it), so `config.client`
+ * stays 'pg' for the code that asks which database it runs on.
+ */
+function guardAgainstSilentServer(db: Knex, statementTimeoutMs: number) {
+  const client = db.client as unknown as { _query: (connection: PgConnection, obj: unknown) => Promise<unknown> }
+  const query = client._query
+  client._query = function (this: unknown, connection: PgConnection, obj: unknown) {
+    const run = query.call(this, connection, obj)
+    const timer = setTimeout(() => connection.connection?.stream?.destroy(), statementTimeoutMs + answerGraceMs(statementTimeoutMs))
+    return run.finally(() => clearTimeout(timer))
+  }
+  return db
+}
+
+type PgConnection = { connection?: { stream?: { destroy: () => void } } }
+
+export interface DatabaseTimeouts {
+  /** A statement running longer is cancelled (503); 0 = no limit (migrations). */
+  statementTimeoutMs?: number
+  /** A request waiting longer for a pooled connection fails (503). */
+  acquireTimeoutMs?: number
+}
+
+/**
+ * Defaults of `database.statementTimeoutMs` and `database.acquireTimeoutMs`: an unreachable
  * database (a connect that never completes) or a saturated pool answers promptly instead of
  * holding the client for knex's default of 60 s.
  */
-export const ACQUIRE_CONNECTION_TIMEOUT_MS = 5000
+export const DEFAULT_TIMEOUTS = { statementTimeoutMs: 10000, acquireTimeoutMs: 5000 }
 
 /**
  * Every identifier of every query and every key of every row passes through one of these: the
@@ -95,24 +158,42 @@ export function sqliteFilename(url: string) {
   return url.replace(/^sqlite:(\/\/)?/, '')
 }
 
-export function createKnex(url: string, pool: { min?: number; max?: number } = {}): Knex {
+/**
+ * A session idle inside a transaction holds its locks and a connection: PostgreSQL ends it after
+ * this long (a request's statements follow each other within milliseconds, so only a stuck
+ * request ever reaches it).
+ */
+const idleInTransactionMs = (statementTimeoutMs: number) => Math.max(60000, 6 * statementTimeoutMs)
+
+export function createKnex(url: string, pool: { min?: number; max?: number } = {}, timeouts: DatabaseTimeouts = {}): Knex {
   const client = clientOf(url)
+  const statementTimeoutMs = timeouts.statementTimeoutMs ?? DEFAULT_TIMEOUTS.statementTimeoutMs
+  const acquireConnectionTimeout = timeouts.acquireTimeoutMs ?? DEFAULT_TIMEOUTS.acquireTimeoutMs
   if (client === 'pg') {
-    return knex({
+    const db = knex({
       client: 'pg',
-      connection: url,
+      // Sent in the startup packet, so every pooled session has them without an extra round trip.
+      // A statement that waits for a lock counts its wait: statement_timeout also bounds lock waits.
+      connection: {
+        connectionString: url,
+        ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: idleInTransactionMs(statementTimeoutMs) } : {})
+      } as Knex.PgConnectionConfig,
       pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
-      acquireConnectionTimeout: ACQUIRE_CONNECTION_TIMEOUT_MS,
+      acquireConnectionTimeout,
       ...caseMapping
     })
+    return statementTimeoutMs > 0 ? guardAgainstSilentServer(db, statementTimeoutMs) : db
   }
   const filename = sqliteFilename(url)
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true })
+  // Waiting for another process's write lock is bounded like any statement (then SQLITE_BUSY, a 503).
+  const busyTimeoutMs = statementTimeoutMs > 0 ? statementTimeoutMs : DEFAULT_TIMEOUTS.statementTimeoutMs
   return knex({
     client: Sqlite3ImmediateClient as unknown as typeof Knex.Client,
     connection: { filename },
     useNullAsDefault: true,
-    acquireConnectionTimeout: ACQUIRE_CONNECTION_TIMEOUT_MS,
+    acquireConnectionTimeout,
+    statementTimeoutMs,
     // One connection: SQLite serialises writers anyway, and a single connection makes
     // transactions and foreign keys behave the same as on PostgreSQL.
     pool: {
@@ -124,7 +205,7 @@ export function createKnex(url: string, pool: { min?: number; max?: number } = {
       afterCreate: (conn: any, done: (err: Error | null, conn: unknown) => void) => {
         conn.run('PRAGMA foreign_keys = ON', () =>
           conn.run('PRAGMA journal_mode = WAL', () =>
-            conn.run('PRAGMA busy_timeout = 5000', (err: Error | null) =>
+            conn.run(`PRAGMA busy_timeout = ${Math.floor(busyTimeoutMs)}`, (err: Error | null) =>
               // Statistics are an optimisation: a failure (a read-only file) must not refuse the connection.
               conn.run('PRAGMA analysis_limit = 1000', () => conn.run('PRAGMA optimize = 0x10002', () => done(err, conn)))
             )
@@ -133,5 +214,30 @@ export function createKnex(url: string, pool: { min?: number; max?: number } = {
       }
     },
     ...caseMapping
-  })
+  } as Knex.Config)
+}
+
+/**
+ * Runs `work` with no statement timeout: migrations (an index built over a large table) may
+ * rightly run longer than any request. PostgreSQL sets the timeout per session, so the work gets
+ * a short-lived pool of its own; SQLite's interrupt reads the limit at each statement.
+ */
+export async function withoutStatementTimeout<T>(db: Knex, work: (untimed: Knex) => Promise<T>): Promise<T> {
+  const config = db.client.config as Knex.Config & { statementTimeoutMs?: number }
+  if (config.client !== 'pg') {
+    const saved = config.statementTimeoutMs
+    config.statementTimeoutMs = 0
+    try {
+      return await work(db)
+    } finally {
+      config.statementTimeoutMs = saved
+    }
+  }
+  const { statement_timeout: _s, idle_in_transaction_session_timeout: _i, ...connection } = config.connection as Record<string, unknown>
+  const untimed = knex({ ...config, connection, pool: { min: 0, max: 2 } } as Knex.Config)
+  try {
+    return await work(untimed)
+  } finally {
+    await untimed.destroy()
+  }
 }

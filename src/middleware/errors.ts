@@ -11,6 +11,9 @@ function toFeathersError(error: any): FeathersError {
   const status = Number(error?.status ?? error?.statusCode ?? 500)
   if (status === 413) return new PayloadTooLarge('Request body is larger than allowed (JSON: 1 MiB)')
   if (status === 415) return new UnsupportedMediaType(error.message)
+  // zlib refusing a body whose bytes are not what its Content-Encoding says (gzip/deflate:
+  // Z_DATA_ERROR, ...; brotli: ERR__ERROR_FORMAT_..., "Decompression failed").
+  if (/^(Z_|ERR__ERROR_)/.test(String(error?.code ?? ''))) return new BadRequest('The body could not be decoded as its Content-Encoding says')
   if (status === 400) {
     // The JSON parser refuses `__proto__` keys anywhere in a body (prototype poisoning).
     if (/forbidden prototype property/.test(String(error?.message))) return badRequest('Invalid body', { '': 'must not contain a "__proto__" key' })
@@ -48,6 +51,29 @@ export const requireJsonBody = async (ctx: Context, next: Next) => {
   const multipartAllowed = /\/uploads(\/|$)/.test(ctx.path)
   if (['POST', 'PATCH', 'PUT'].includes(ctx.method) && hasBody && !JSON_TYPE.test(type) && !(multipartAllowed && /^multipart\/form-data/i.test(type))) {
     throw new UnsupportedMediaType('Send the body as application/json' + (multipartAllowed ? ' (uploads: multipart/form-data)' : ''))
+  }
+  await next()
+}
+
+/** What the JSON body parser (co-body, through `inflation`) decodes; node's zlib has brotli. */
+const JSON_ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br'])
+
+/**
+ * A `Content-Encoding` the body parser cannot decode is 415 naming it, before the parser reads
+ * the body. Content codings are case-insensitive (RFC 9110), so the header is normalised for the
+ * parser. Uploads are streamed to the multipart parser as sent, so they take `identity` only.
+ */
+export const acceptContentEncoding = async (ctx: Context, next: Next) => {
+  const header = ctx.get('content-encoding')
+  const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== ''
+  if (header !== '' && hasBody) {
+    const encoding = header.trim().toLowerCase()
+    const multipart = /^multipart\//i.test(ctx.get('content-type'))
+    if (!(multipart ? encoding === 'identity' : JSON_ENCODINGS.has(encoding))) {
+      const accepted = multipart ? 'identity' : [...JSON_ENCODINGS].join(', ')
+      throw new UnsupportedMediaType(`Content-Encoding "${header.slice(0, 100)}" is not supported (accepted: ${accepted})`, { accepted: accepted.split(', ') })
+    }
+    ctx.req.headers['content-encoding'] = encoding
   }
   await next()
 }

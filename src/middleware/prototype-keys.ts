@@ -2,6 +2,7 @@ import { NotFound } from '@feathersjs/errors'
 import type { Context, Next } from 'koa'
 import type { Application } from '../declarations'
 import { badRequest } from '../resources/validation'
+import { ackOf, SocketPacket } from './methods'
 
 /**
  * Names that plain JavaScript objects already have. Feathers' router and the query-string
@@ -39,4 +40,25 @@ export const refusePrototypeQueryKeys = async (ctx: Context, next: Next) => {
   const refused = keys.filter((key) => key.split(/[[\].]/).some((segment) => PROTOTYPE_KEYS.has(segment)))
   if (refused.length > 0) throw badRequest('Invalid query', Object.fromEntries(refused.map((key) => [key, 'is not a parameter of this operation'])))
   await next()
+}
+
+/** Whether `value` has an own `__proto__` key at any depth (bounded: socket.io packets are parsed JSON). */
+function hasProtoKey(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value !== 'object' || depth > 64) return false
+  if (Object.hasOwn(value, '__proto__')) return true
+  return Object.values(value).some((inner) => hasProtoKey(inner, depth + 1))
+}
+
+/**
+ * socket.io parses packets with JSON.parse, which makes `"__proto__"` an own key; Feathers then
+ * copies bodies and params with Object.assign, which turns that key into the copy's prototype
+ * (the key vanishes, its contents become inherited values). A socket call with such a key is
+ * refused with the 400 a REST body gets.
+ */
+export const refusePrototypeKeysInSocketCalls = (packet: SocketPacket, next: (error?: Error) => void) => {
+  const ack = ackOf(packet)
+  if (typeof packet[0] !== 'string' || !packet.slice(1).some((arg) => hasProtoKey(arg))) return next()
+  const error = badRequest('Invalid body', { '': 'must not contain a "__proto__" key' })
+  // Without an acknowledgement there is nobody to answer: the call is dropped, not run.
+  if (ack) ack(error.toJSON())
 }

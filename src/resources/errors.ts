@@ -5,6 +5,8 @@ import { camelCase } from '../db/knex'
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', 'SQLITE_BUSY', 'SQLITE_CANTOPEN'])
 
+const TIMEOUT_CODES = new Set(['57014', '55P03', '25P03', 'SQLITE_INTERRUPT'])
+
 /** The column a unique violation names: `UNIQUE constraint failed: projects.company_id, projects.number` or `projects_company_id_number_unique`. */
 function uniqueField(error: any): string | undefined {
   const sqlite = /UNIQUE constraint failed: (.+)$/.exec(error.message ?? '')
@@ -51,6 +53,12 @@ export function toApiError(raw: any, method?: string, query?: Record<string, unk
   }
   if (code.startsWith('08') || CONNECTION_CODES.has(code) || /Timeout acquiring a connection|Connection terminated|ECONNREFUSED/.test(message)) {
     return new Unavailable('The database is not reachable; try again shortly')
+  }
+  // A statement cancelled by its time limit (PostgreSQL statement_timeout 57014, lock_timeout
+  // 55P03, a session ended idle in a transaction 25P03; SQLite interrupted): the database is
+  // too slow or locked right now, and the transaction has rolled back, so a retry may succeed.
+  if (TIMEOUT_CODES.has(code)) {
+    return new Unavailable('The database did not answer in time; try again shortly')
   }
   const dataException = dataExceptionError(code, query)
   if (dataException) return dataException

@@ -1,3 +1,4 @@
+import net from 'node:net'
 import type { Knex } from 'knex'
 
 const CONTROL = /^\s*(begin|commit|rollback|savepoint|release|set transaction)\b/i
@@ -57,5 +58,54 @@ export class FaultInjector {
   uninstall() {
     if (this.ownBefore) this.proto.query = this.original
     else delete this.proto.query
+  }
+}
+
+/**
+ * A TCP relay in front of the test database whose open connections can be frozen: bytes stop
+ * flowing both ways while the connections stay open, like a database host that hangs (a paused
+ * VM, a network partition). No error reaches the client; only its own timers can end the wait.
+ */
+export class FreezingRelay {
+  private server?: net.Server
+  private readonly pairs = new Set<[net.Socket, net.Socket]>()
+  private frozen = false
+  port = 0
+
+  constructor(readonly target: URL) {}
+
+  /** `target` with its host and port replaced by the relay's. */
+  url() {
+    const u = new URL(this.target.toString())
+    u.hostname = '127.0.0.1'
+    u.port = String(this.port)
+    return u.toString()
+  }
+
+  start(): Promise<void> {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(Number(this.target.port || 5432), this.target.hostname)
+      const pair: [net.Socket, net.Socket] = [client, upstream]
+      this.pairs.add(pair)
+      for (const [from, to] of [pair, [upstream, client]]) {
+        from.on('data', (chunk) => {
+          if (!this.frozen) to.write(chunk)
+        })
+        from.on('error', () => to.destroy())
+        from.on('close', () => (to.destroy(), this.pairs.delete(pair)))
+      }
+    })
+    return new Promise((resolve) => this.server!.listen(0, '127.0.0.1', () => ((this.port = (this.server!.address() as net.AddressInfo).port), resolve())))
+  }
+
+  /** From now on nothing passes, in either direction, on any connection. */
+  freeze() {
+    this.frozen = true
+  }
+
+  async stop() {
+    for (const pair of this.pairs) pair.forEach((socket) => socket.destroy())
+    this.pairs.clear()
+    await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)))
   }
 }
