@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Knex } from 'knex'
+import { withoutStatementTimeout } from './knex'
 
 const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'migrations')
 const MIGRATION_FILE = /^\d{14}_[\w-]+\.(ts|js)$/
@@ -24,8 +25,9 @@ class MigrationSource implements Knex.MigrationSource<string> {
   }
 }
 
+/** Migrations may rightly run longer than a request's statement timeout (an index on a large table). */
 export async function migrateLatest(db: Knex) {
-  const [, applied] = await db.migrate.latest({ migrationSource: new MigrationSource() })
+  const [, applied] = await withoutStatementTimeout(db, (untimed) => untimed.migrate.latest({ migrationSource: new MigrationSource() }))
   return applied as string[]
 }
 
