@@ -5,22 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { forEachDatabase } from './support/harness'
 import { HttpClient } from './support/http'
-import { spawn } from 'node:child_process'
-import { cliEnv, CliResult, ROOT, runCli, startServe, stopProcess } from './support/cli'
-
-/** Runs the CLI with `input` on its standard input (then closed), as `printf %s "$PW" | crewclock ...` does. */
-function runCliWithInput(args: string[], input: string, env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'crewclock'), ...args], { env: cliEnv(env), cwd: ROOT })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(input)
-  })
-}
+import { runCli, startServe, stopProcess } from './support/cli'
 
 forEachDatabase('CLI', (suite) => {
   const env = () => ({ DATABASE_URL: suite.server().db.url, DATA_DIR: suite.server().app.get('dataDir') })
@@ -154,7 +139,7 @@ forEachDatabase('CLI', (suite) => {
     it('user create --role admin reads the password from stdin; the admin signs in over HTTP; without a password it exits 2', async () => {
       const company = await suite.company()
       const address = email('cli-admin')
-      const res = await runCliWithInput(['user', 'create', '--company', String(company.id), '--email', address, '--full-name', 'Cli Admin', '--role', 'admin', '--password-stdin', '--json'], 'cli admin password\n', env())
+      const res = await runCli(['user', 'create', '--company', String(company.id), '--email', address, '--full-name', 'Cli Admin', '--role', 'admin', '--password-stdin', '--json'], env(), 'cli admin password\n')
       assert.equal(res.code, 0, res.stderr)
       const out = JSON.parse(res.stdout)
       assert.deepEqual(Object.keys(out).sort(), ['companyId', 'email', 'roleType', 'userId'])
@@ -166,10 +151,10 @@ forEachDatabase('CLI', (suite) => {
       const noPassword = await runCli(['user', 'create', '--company', String(company.id), '--email', email('nopw'), '--full-name', 'No Pw', '--role', 'admin'], env())
       assert.equal(noPassword.code, 2)
       assert.match(noPassword.stderr, /administrator needs a password.*--password-stdin/)
-      const short = await runCliWithInput(['user', 'create', '--company', String(company.id), '--email', email('short'), '--full-name', 'Short', '--role', 'admin', '--password-stdin'], 'short\n', env())
+      const short = await runCli(['user', 'create', '--company', String(company.id), '--email', email('short'), '--full-name', 'Short', '--role', 'admin', '--password-stdin'], env(), 'short\n')
       assert.equal(short.code, 2)
       assert.match(short.stderr, /--password must be at least 8 characters/)
-      const taken = await runCliWithInput(['user', 'create', '--company', String(company.id), '--email', address.toUpperCase(), '--full-name', 'Dup', '--role', 'admin', '--password-stdin', '--json'], 'long enough pw', env())
+      const taken = await runCli(['user', 'create', '--company', String(company.id), '--email', address.toUpperCase(), '--full-name', 'Dup', '--role', 'admin', '--password-stdin', '--json'], env(), 'long enough pw')
       assert.equal(taken.code, 2)
       assert.deepEqual(JSON.parse(taken.stdout).validationErrors, { email: 'already exists' })
       const worker = await runCli(['user', 'create', '--company', String(company.id), '--email', email('cli-worker'), '--full-name', 'Cli Worker', '--role', 'worker', '--json'], env())
@@ -177,7 +162,7 @@ forEachDatabase('CLI', (suite) => {
       assert.equal((await company.api.get(`/v1/users/${JSON.parse(worker.stdout).userId}`)).body.roleType, 'worker')
       const badRole = await runCli(['user', 'create', '--company', String(company.id), '--email', email('x'), '--full-name', 'X', '--role', 'boss'], env())
       assert.notEqual(badRole.code, 0)
-      const noCompany = await runCliWithInput(['user', 'create', '--company', '99999999', '--email', email('x'), '--full-name', 'X', '--role', 'admin', '--password-stdin'], 'long enough pw', env())
+      const noCompany = await runCli(['user', 'create', '--company', '99999999', '--email', email('x'), '--full-name', 'X', '--role', 'admin', '--password-stdin'], env(), 'long enough pw')
       assert.equal(noCompany.code, 2)
     })
 
@@ -187,7 +172,7 @@ forEachDatabase('CLI', (suite) => {
       const token = (await login(address, 'first password')).body.accessToken
       const session = suite.server().http.withKey(token)
       assert.equal((await session.get('/settings/admins')).status, 200)
-      const res = await runCliWithInput(['user', 'set-password', '--email', address.toUpperCase(), '--password-stdin', '--json'], 'second password\r\n', env())
+      const res = await runCli(['user', 'set-password', '--email', address.toUpperCase(), '--password-stdin', '--json'], env(), 'second password\r\n')
       assert.equal(res.code, 0, res.stderr)
       assert.deepEqual(JSON.parse(res.stdout), { userId: company.adminUserId, passwordSet: true })
       assert.equal((await session.get('/settings/admins')).status, 401)
@@ -196,7 +181,7 @@ forEachDatabase('CLI', (suite) => {
       const withoutStdin = await runCli(['user', 'set-password', '--email', address], env())
       assert.equal(withoutStdin.code, 2)
       assert.match(withoutStdin.stderr, /--password-stdin/)
-      const unknown = await runCliWithInput(['user', 'set-password', '--email', email('nobody'), '--password-stdin'], 'long enough pw', env())
+      const unknown = await runCli(['user', 'set-password', '--email', email('nobody'), '--password-stdin'], env(), 'long enough pw')
       assert.equal(unknown.code, 2)
       assert.match(unknown.stderr, /no user with email/)
     })
@@ -210,7 +195,7 @@ forEachDatabase('CLI', (suite) => {
       assert.equal((await login(firstEmail, 'first password')).status, 201)
 
       const address = email('second')
-      const created = await runCliWithInput(['user', 'create', '--company', String(company.id), '--email', address, '--full-name', 'Second', '--role', 'admin', '--password-stdin', '--json'], 'second password', env())
+      const created = await runCli(['user', 'create', '--company', String(company.id), '--email', address, '--full-name', 'Second', '--role', 'admin', '--password-stdin', '--json'], env(), 'second password')
       const secondId = JSON.parse(created.stdout).userId
       const session = suite.server().http.withKey((await login(address, 'second password')).body.accessToken)
       const key = await session.post('/settings/api-keys', { name: 'second admin key' })

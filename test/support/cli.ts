@@ -19,7 +19,8 @@ export const cliEnv = (env: Record<string, string>) => ({
   ...env
 })
 
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs the CLI; `input`, when given, is written to its standard input, which is then closed (`printf %s "$PW" | crewclock ...`). */
+export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv(env), cwd: ROOT })
     let stdout = ''
@@ -28,6 +29,7 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
     child.stderr.on('data', (d) => (stderr += d))
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
+    if (input !== undefined) child.stdin.end(input)
   })
 }
 
