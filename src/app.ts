@@ -14,7 +14,7 @@ import { guardPrototypePathSegments, refusePrototypeQueryKeys } from './middlewa
 import { noPostOnItems, requireCredentialsToEndSession } from './middleware/methods'
 import { proxyTrust } from './middleware/trust-proxy'
 import { corsFor, requestLog, securityHeaders } from './middleware/security'
-import { limitFailedAuthentication, rateLimits as createRateLimits } from './middleware/rate-limits'
+import { budgetOfUnservedRequests, limitFailedAuthentication, rateLimits as createRateLimits } from './middleware/rate-limits'
 import { limitFailedLogins, recordSocketAddresses } from './auth/auth-failures'
 import { services } from './services'
 import { channels, trackSockets } from './channels'
@@ -66,6 +66,13 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.use(securityHeaders(app.get('proxyTrust' as any)))
   app.use(corsFor(corsConfig.origins))
   app.use(limitFailedAuthentication(limits.authFailures, trust))
+  app.use(
+    budgetOfUnservedRequests(limits.keyBudget, async (ctx) => {
+      const auth = app.service('authentication')
+      const request = await auth.parse(ctx.req, ctx.res, 'apiKey', 'jwt')
+      return request ? ((await auth.authenticate(request, { provider: 'rest' }, 'apiKey', 'jwt')).apiKey?.id ?? null) : null
+    })
+  )
   app.use(async (ctx, next) => {
     if (ctx.path === '/health') {
       ctx.body = { status: 'ok' }

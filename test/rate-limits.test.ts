@@ -265,6 +265,34 @@ forEachDatabase('rate limits', (suite) => {
       }
     })
 
+    it('requests refused before a service runs (405, 415, malformed JSON, unknown route) spend the budget and carry the fields too', async () => {
+      const limited = await limitedServer(suite, { perKey: 5 })
+      try {
+        const c = await suite.company()
+        const api = limited.http.withKey(c.apiKey)
+        const refusals = [
+          await api.put('/v1/customers/1', {}),
+          await api.post('/v1/customers', undefined, { raw: 'x', headers: { 'content-type': 'text/plain' } }),
+          await api.post('/v1/customers', undefined, { raw: '{bad', headers: { 'content-type': 'application/json' } }),
+          await api.get('/v1/no-such-collection')
+        ]
+        assert.deepEqual(refusals.map((r) => r.status), [405, 415, 400, 404])
+        assert.deepEqual(refusals.map((r) => r.headers.get('ratelimit-remaining')), ['4', '3', '2', '1'])
+        const last = await api.get('/v1/customers')
+        assert.equal(last.headers.get('ratelimit-remaining'), '0')
+        // Over the budget, a refusal is a 429 as well: the key cannot keep the server busy with them.
+        const over = await api.put('/v1/customers/1', {})
+        assert.equal(over.status, 429)
+        assert.ok(Number(over.headers.get('retry-after')) >= 1)
+        // Without a key there is no budget to describe.
+        const anonymous = await limited.http.put('/v1/customers/1', {})
+        assert.equal(anonymous.status, 405)
+        assert.equal(anonymous.headers.get('ratelimit-limit'), null)
+      } finally {
+        await limited.stop()
+      }
+    })
+
     it('an upload over the budget is refused before the file is read (429, not 413); an upload spends one request', async () => {
       const limited = await limitedServer(suite, { perKey: 3, uploadsMaxBytes: 1024 })
       try {

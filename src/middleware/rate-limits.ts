@@ -202,6 +202,33 @@ export const limitFailedAuthentication = (failures: AuthFailureLimit, trust: Pro
   }
 }
 
+/**
+ * Requests refused before a service ran (405, 413, 415, malformed JSON, an unknown /v1 route)
+ * spend the key's budget as well and carry its RateLimit fields: every /v1 response does
+ * (CONTRACT §10.2), and a key over its budget must not keep a server busy with them. The key is
+ * looked up only here, on refusals the service hooks never saw; a request whose hooks already
+ * spent its point is left alone, and so are 401s (there is no key to describe).
+ */
+export const budgetOfUnservedRequests = (keyBudget: KeyBudget | null, keyOf: (ctx: Context) => Promise<number | null>) => async (ctx: Context, next: Next) => {
+  if (!keyBudget || !ctx.path.startsWith('/v1/')) return next()
+  const spend = async () => {
+    const headers = (ctx.feathers as { rateLimitHeaders?: RateLimitHeaders } | undefined)?.rateLimitHeaders
+    if (!headers || Object.keys(headers).length > 0) return
+    const apiKeyId = await keyOf(ctx).catch(() => null)
+    if (apiKeyId !== null) await keyBudget.spend(apiKeyId, headers)
+  }
+  // 4xx only: a 5xx (the database away) must not wait for the database a second time.
+  const refused = (status: unknown) => typeof status === 'number' && status >= 400 && status < 500 && status !== 401 && status !== 429
+  try {
+    await next()
+  } catch (error: any) {
+    // Feathers errors carry `code`, koa's (the body parser's) `status`.
+    if (refused(typeof error?.code === 'number' ? error.code : error?.status)) await spend()
+    throw error
+  }
+  if (refused(ctx.status)) await spend()
+}
+
 export interface RateLimits {
   authFailures: AuthFailureLimit
   /** null when `perKey` is 0 (unlimited). */
