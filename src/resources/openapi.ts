@@ -119,19 +119,24 @@ const errorSchema: Json = {
   }
 }
 
-const listEnvelopeSchema: Json = {
+/**
+ * One page of a list (CONTRACT §3.1), self-contained per resource rather than an `allOf` around
+ * a shared envelope: generated clients (openapi-typescript and the like) then type `items` as an
+ * array of the resource instead of `unknown[]`.
+ */
+const listSchema = (entity: string, item: Json): Json => ({
   type: 'object',
-  description: 'One page of a list (CONTRACT §3.1).',
+  description: `One page of ${entity} records (CONTRACT §3.1).`,
   required: ['page', 'pages', 'size', 'total', 'items'],
   additionalProperties: false,
   properties: {
-    page: { type: 'integer', minimum: 0 },
-    pages: { type: 'integer', minimum: 0, description: '`ceil(total / size)`' },
-    size: { type: 'integer', minimum: 1 },
-    total: { type: 'integer', minimum: 0 },
-    items: { type: 'array' }
+    page: { type: 'integer', minimum: 0, format: 'int32' },
+    pages: { type: 'integer', minimum: 0, format: 'int32', description: '`ceil(total / size)`' },
+    size: { type: 'integer', minimum: 1, format: 'int32' },
+    total: { type: 'integer', minimum: 0, format: 'int32' },
+    items: { type: 'array', items: item, description: 'The records of this page, empty past the end.' }
   }
-}
+})
 
 const OPERATOR_DESCRIPTIONS: Record<string, string> = {
   $eq: 'equals (`null` matches records without a value)',
@@ -189,10 +194,7 @@ export class OpenApiTools {
 
   /** The list envelope around a resource's items. */
   list(resource: Resource): Json {
-    const envelope = this.register('ListEnvelope', listEnvelopeSchema)
-    return this.register(`${componentName(resource.entity)}List`, {
-      allOf: [envelope, { properties: { items: { items: this.resourceRef(resource) } } }]
-    })
+    return this.register(`${componentName(resource.entity)}List`, listSchema(resource.displayName(), this.resourceRef(resource)))
   }
 
   /** A response with a JSON body. */
