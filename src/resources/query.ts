@@ -1,7 +1,7 @@
 import { Type, TSchema, TObject } from '@feathersjs/typebox'
 import type { Resource, Row } from './define-resource'
 import { badRequest, collectErrors, compile, nulCharacterErrors, queryAjv } from './validation'
-import { INT32_MAX } from './types'
+import { INT32_MAX, Nullable } from './types'
 import { likeTokens } from '../db/like-pattern'
 
 export const MAX_PAGE_SIZE = 20
@@ -65,7 +65,8 @@ export function buildQuerySchema(resource: Resource): TObject {
     if (!spec) throw new Error(`${resource.entity}: filter ${name} is not a field`)
     const kind = filterKind(spec.schema)
     const value = valueSchema(spec.schema)
-    const nullable = { ...value, type: [(value as any).type, 'null'] } as TSchema
+    // `null` matches records without a value (CONTRACT §3.1), on every filter: an enum lists it too.
+    const nullable = Nullable(value)
     const operators: Record<string, TSchema> = {}
     for (const op of operatorsOf(kind)) {
       if (op === '$in' || op === '$nin') operators[op] = Type.Optional(Type.Array(value, { maxItems: 100 }))
@@ -130,6 +131,22 @@ function likePatternErrors(resource: Resource, query: Row): Record<string, strin
 }
 
 /**
+ * Empty values (`?customerId=`, `?startsAt[$gte]=`, `?page=`), which the coercing validator would
+ * read as null or 0: a mistake of the client, never a filter (`null` is sent as `null`). Keys are
+ * query paths (`customerId.$eq`).
+ */
+function emptyValueErrors(query: Row): Record<string, string> {
+  const errors: Record<string, string> = {}
+  const visit = (value: unknown, path: string) => {
+    if (value === '') errors[path] = 'must not be empty (send `null` for records without a value)'
+    else if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${path}.${index}`))
+    else if (isPlainObject(value)) for (const [key, item] of Object.entries(value)) visit(item, `${path}.${key}`)
+  }
+  for (const [key, value] of Object.entries(query)) visit(value, key)
+  return errors
+}
+
+/**
  * Validates and normalises a raw (qs-parsed) query into page, size, sort and a where object in
  * Feathers adapter syntax. Throws 400 naming each offending parameter.
  */
@@ -146,9 +163,11 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
       query[key] = ops
     }
   }
+  // Before validation: the validator coerces in place ('' → null or 0).
+  const empty = emptyValueErrors(query)
   const validate = compile(queryAjv, schema)
   const valid = validate(query)
-  const nul = { ...nulCharacterErrors(query), ...(valid ? likePatternErrors(resource, query) : {}) }
+  const nul = { ...nulCharacterErrors(query), ...(valid ? likePatternErrors(resource, query) : {}), ...empty }
   if (!valid || Object.keys(nul).length > 0) {
     const errors = collectErrors(valid ? [] : validate.errors, (path) => {
       const parts = path.split('.')
@@ -157,7 +176,8 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
       if (parts[0] === '$sort') return `is not a sortable field of ${resource.path}`
       return `is not a supported operator for ${parts[0]}`
     })
-    throw badRequest('Invalid query', Object.fromEntries(Object.entries({ ...nul, ...errors }).map(([k, v]) => [queryPath(k), v])))
+    // The emptiness is the client's mistake; what the validator made of the empty text is not.
+    throw badRequest('Invalid query', Object.fromEntries(Object.entries({ ...nul, ...errors, ...empty }).map(([k, v]) => [queryPath(k), v])))
   }
   const where: Row = {}
   for (const name of resource.filters) {

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict'
+import { forEachDatabase, TestCompany } from './support/harness'
+
+/**
+ * Filter values as CONTRACT §3.1 writes them (issue #17): `null` matches records without a value
+ * on every filter, enum-typed ones included; an empty value is a 400 naming the parameter, never
+ * a null in disguise.
+ */
+forEachDatabase('list filter values', (suite) => {
+  let a: TestCompany
+  let userId: number
+
+  before(async () => {
+    a = await suite.company({ country: 'DE' })
+    const user = await a.api.post('/v1/users', { fullName: 'Filter Probe', email: `filters-${process.pid}-${Date.now()}@crew.test` })
+    assert.equal(user.status, 201, user.text)
+    userId = user.body.id
+    // The day, its week and its month.
+    assert.equal((await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-02' })).status, 200)
+    const typeId = (await a.api.get('/v1/user-absence-types', { size: 1 })).body.items[0].id
+    const absence = await a.api.post('/v1/user-absences', { typeId, userId, startsAt: '2026-11-09T00:00:00+01:00', endsAt: '2026-11-10T00:00:00+01:00' })
+    assert.equal(absence.status, 201, absence.text)
+  })
+
+  for (const collection of ['time-sheet-days', 'time-sheet-weeks', 'time-sheet-months', 'user-absences']) {
+    it(`${collection}: status=null matches the records without a status (none: it is never null)`, async () => {
+      const all = await a.api.get(`/v1/${collection}`, { userId })
+      assert.equal(all.status, 200, all.text)
+      assert.ok(all.body.total >= 1)
+      const none = await a.api.get(`/v1/${collection}`, { userId, status: 'null' })
+      assert.equal(none.status, 200, none.text)
+      assert.equal(none.body.total, 0)
+      const some = await a.api.get(`/v1/${collection}`, { userId, 'status[$ne]': 'null' })
+      assert.equal(some.status, 200, some.text)
+      assert.equal(some.body.total, all.body.total)
+      // Still only the statuses (or null) of the enum.
+      const bad = await a.api.get(`/v1/${collection}`, { userId, status: 'nothing' })
+      assert.equal(bad.status, 400)
+      assert.ok(bad.body.data.validationErrors.status, bad.text)
+    })
+  }
+
+  it('answers an empty filter value with 400 naming the parameter', async () => {
+    const cases: [string, Record<string, string | string[]>, string][] = [
+      ['assignments', { customerId: '' }, 'customerId'],
+      ['assignments', { 'customerId[$ne]': '' }, 'customerId[$ne]'],
+      ['assignments', { 'id[$in]': ['1', ''] }, 'id[$in][1]'],
+      ['user-absences', { 'startsAt[$gte]': '' }, 'startsAt[$gte]'],
+      ['customers', { 'companyName[$like]': '' }, 'companyName[$like]'],
+      ['customers', { companyName: '' }, 'companyName'],
+      ['customers', { page: '' }, 'page'],
+      ['customers', { size: '' }, 'size'],
+      ['time-sheet-days', { status: '' }, 'status']
+    ]
+    for (const [collection, query, parameter] of cases) {
+      const res = await a.api.get(`/v1/${collection}`, query)
+      assert.equal(res.status, 400, `${collection} ${JSON.stringify(query)}: ${res.text}`)
+      assert.deepEqual(Object.keys(res.body.data.validationErrors), [parameter], res.text)
+      assert.match(res.body.data.validationErrors[parameter], /must not be empty/)
+    }
+  })
+
+  it('still reads customerId=null as "without a customer"', async () => {
+    const res = await a.api.get('/v1/assignments', { customerId: 'null' })
+    assert.equal(res.status, 200, res.text)
+  })
+})
