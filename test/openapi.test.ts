@@ -119,6 +119,35 @@ forEachDatabase('API description', (suite) => {
     assert.deepEqual([...new Set(problems.map((p) => p.ruleId))].filter((rule) => rule !== 'info-license'), [])
   })
 
+  it('declares 401, 403 and 429 on every operation that needs the key (403 not on /spec: any valid key may read it)', () => {
+    const missing: string[] = []
+    for (const [template, item] of Object.entries<Json>(combined.paths)) {
+      for (const [verb, operation] of Object.entries<Json>(item)) {
+        const publicOperation = Array.isArray(operation.security) && operation.security.length === 0
+        const expected = publicOperation ? [] : template.endsWith('/spec') ? ['401', '429'] : ['401', '403', '429']
+        for (const status of expected) if (!operation.responses[status]) missing.push(`${verb.toUpperCase()} ${template} ${status}`)
+        if (publicOperation && operation.responses['429']) missing.push(`${verb.toUpperCase()} ${template}: a key-less operation spends no budget`)
+      }
+    }
+    assert.deepEqual(missing, [])
+    assert.ok(combined.paths['/v1/assignments/{assignmentId}/uploads'].post.responses['401'], 'the multipart upload too')
+    assert.deepEqual(combined.components.responses.TooManyRequests.content['application/json'].schema.allOf[1].properties.code, { const: 429 })
+  })
+
+  it('gives every id int32 format: path parameters, fields and filters', () => {
+    const untyped: string[] = []
+    const visit = (node: unknown, where: string) => {
+      if (!node || typeof node !== 'object') return
+      const schema = node as Json
+      if (schema.type === 'integer' && schema.minimum === 1 && schema.maximum === 2147483647 && schema.format !== 'int32') untyped.push(where)
+      for (const [key, value] of Object.entries(schema)) visit(value, `${where}/${key}`)
+    }
+    visit(combined, '#')
+    assert.deepEqual(untyped, [])
+    assert.equal(combined.components.schemas.Customer.properties.id.format, 'int32')
+    assert.equal(combined.components.schemas.Assignment.properties.customerId.format, 'int32')
+  })
+
   it('uses the company display names in info.title and tags (DE, IT; English otherwise)', async () => {
     const names = { DE: 'Kunde', IT: 'Cliente', FR: 'Customer' }
     for (const [country, company] of [['DE', de], ['IT', it_], ['FR', fr]] as const) {
@@ -167,9 +196,10 @@ forEachDatabase('API description', (suite) => {
       assert.deepEqual(Object.keys(response.headers).sort(), ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
     }
     assert.equal(doc.components.responses.NotAuthenticated.headers['RateLimit-Limit'], undefined)
-    assert.ok(doc.components.responses.Error.headers['Retry-After'])
+    assert.ok(doc.components.responses.TooManyRequests.headers['Retry-After'])
+    assert.equal(doc.components.responses.Error.headers['Retry-After'], undefined)
     assert.equal(item.get.parameters[0].name, 'customerId')
-    assert.deepEqual(item.get.parameters[0].schema, { type: 'integer', minimum: 1, maximum: 2147483647 })
+    assert.deepEqual(item.get.parameters[0].schema, { type: 'integer', format: 'int32', minimum: 1, maximum: 2147483647 })
     for (const status of ['400', '401', '404']) assert.ok(item.get.responses[status], status)
     assert.equal(doc.components.responses.NotFound.content['application/json'].schema.allOf[0].$ref, '#/components/schemas/Error')
     assert.deepEqual(doc.components.schemas.Error.required, ['name', 'message', 'code', 'className'])
@@ -194,8 +224,8 @@ forEachDatabase('API description', (suite) => {
     const parameters = new Map<string, Json>(
       doc.paths['/v1/customers'].get.parameters.map((p: Json) => (p.$ref ? [p.$ref.split('/').pop(), doc.components.parameters[p.$ref.split('/').pop()]] : [p.name, p]))
     )
-    assert.deepEqual(parameters.get('size')!.schema, { type: 'integer', minimum: 1, maximum: 20, default: 10 })
-    assert.deepEqual(parameters.get('page')!.schema, { type: 'integer', minimum: 0, maximum: 2147483647, default: 0 })
+    assert.deepEqual(parameters.get('size')!.schema, { type: 'integer', minimum: 1, maximum: 20, format: 'int32', default: 10 })
+    assert.deepEqual(parameters.get('page')!.schema, { type: 'integer', minimum: 0, maximum: 2147483647, format: 'int32', default: 0 })
     assert.equal(parameters.get('createdAt[$gt]')!.schema.format, 'date-time')
     assert.equal(parameters.get('createdAt[$like]'), undefined)
     assert.deepEqual(parameters.get('id[$in]'), {
@@ -204,10 +234,19 @@ forEachDatabase('API description', (suite) => {
       description: parameters.get('id[$in]')!.description,
       style: 'form',
       explode: true,
-      schema: { type: 'array', maxItems: 100, items: { type: 'integer', minimum: 1, maximum: 2147483647 } }
+      schema: { type: 'array', maxItems: 100, items: { type: 'integer', minimum: 1, maximum: 2147483647, format: 'int32' } }
     })
     assert.ok(parameters.get('companyName[$like]'))
-    assert.deepEqual(parameters.get('companyName')!.schema.type, ['string', 'null'])
+    // `null` is sent as the text `null` (records without a value): the typed value or that marker.
+    assert.deepEqual(parameters.get('companyName')!.schema, {
+      anyOf: [{ type: 'string', maxLength: 255 }, { type: 'string', enum: ['null'], description: 'Records without a value.' }]
+    })
+    assert.deepEqual(parameters.get('id')!.schema.anyOf, [
+      { type: 'integer', minimum: 1, maximum: 2147483647, format: 'int32' },
+      { type: 'string', enum: ['null'], description: 'Records without a value.' }
+    ])
+    assert.deepEqual(parameters.get('id[$ne]')!.schema, parameters.get('id')!.schema)
+    assert.doesNotMatch(JSON.stringify(doc.paths['/v1/customers'].get.parameters), /,"null"\]/, 'no type: [T, "null"] among the parameters')
     assert.deepEqual(parameters.get('$sort[number]')!.schema.enum, [1, -1])
     for (const filter of customerResource.filters) assert.ok(parameters.get(filter), filter)
     assert.equal(parameters.get('title'), undefined)

@@ -113,7 +113,8 @@ const errorSchema: Json = {
           type: 'string',
           pattern: '^[a-z*][a-z0-9-]*:(read|write)$',
           description: 'With 403 for a scoped API key: the scope the operation needs, e.g. `time-entries:write`.'
-        }
+        },
+        retryAfter: { type: 'integer', minimum: 1, description: 'With 429: seconds to wait, as in `Retry-After`.' }
       }
     }
   }
@@ -159,6 +160,30 @@ const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'if', 'then', 'else',
 const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas']
 
+/**
+ * A query string has no JSON null: a filter's `null` is sent as the text `null`. Described as
+ * such (`anyOf` of the typed value and the `null` marker) rather than as `type: [T, 'null']`,
+ * which mock servers reject and generated clients drop.
+ */
+function nullAsText(schema: Json): Json {
+  const types = asArray(schema.type)
+  if (!types.includes('null')) return schema
+  const rest = types.filter((t) => t !== 'null')
+  const { enum: values, ...value } = schema
+  const typed = { ...value, type: rest.length === 1 ? rest[0] : rest, ...(values ? { enum: values.filter((v: unknown) => v !== null) } : {}) }
+  return { anyOf: [typed, { type: 'string', enum: ['null'], description: 'Records without a value.' }] }
+}
+
+/** Integers whose bounds fit 32 bits (ids, `order`, durations): `format: int32` for generated clients. */
+const INT32_MIN = -INT32_MAX - 1
+const isInt32 = (schema: Json) =>
+  asArray(schema.type).includes('integer') &&
+  schema.format === undefined &&
+  typeof schema.minimum === 'number' &&
+  typeof schema.maximum === 'number' &&
+  schema.minimum >= INT32_MIN &&
+  schema.maximum <= INT32_MAX
+
 /** `/v1/assignments/{assignmentId}/uploads` from the Feathers path `v1/assignments/:assignmentId/uploads`. */
 export const pathTemplate = (feathersPath: string) => `/${feathersPath.replace(/:(\w+)/g, '{$1}')}`
 
@@ -202,17 +227,21 @@ export class OpenApiTools {
     return { description, content: { [JSON_TYPE]: { schema: this.schema(schema) } } }
   }
 
-  /** Responses for the given error statuses (401 for operations that need the key), plus `default` (405, 429, 500, 503). */
+  /**
+   * Responses for the given error statuses, plus `default` (405, 500, 503). An operation that
+   * needs the key (401) also spends its budget, so it declares 429 (CONTRACT §10.2) as well.
+   */
   errors(...statuses: number[]): Json {
     const responses: Json = {}
-    for (const status of [...new Set(statuses)].sort((a, b) => a - b)) {
+    const all = statuses.includes(401) ? [...statuses, 429] : statuses
+    for (const status of [...new Set(all)].sort((a, b) => a - b)) {
       const known = ERROR_STATUSES[status]
       if (!known) throw new Error(`OpenAPI: no error response for status ${status}`)
       this.responses[known.name] ??= this.errorResponse(known.name, status, known.description)
       responses[String(status)] = { $ref: `#/components/responses/${known.name}` }
     }
     this.responses.Error ??= {
-      description: 'Any other error: 405 MethodNotAllowed, 429 TooManyRequests (with `Retry-After`), 500 GeneralError, 503 Unavailable.',
+      description: 'Any other error: 405 MethodNotAllowed, 500 GeneralError, 503 Unavailable.',
       content: { [JSON_TYPE]: { schema: this.register('Error', errorSchema) } }
     }
     responses.default = { $ref: '#/components/responses/Error' }
@@ -227,7 +256,7 @@ export class OpenApiTools {
 
   /** An integer id in the path (CONTRACT §3: int32, else 400). */
   pathParameter(name: string, description?: string): Json {
-    return { name, in: 'path', required: true, ...(description ? { description } : {}), schema: { type: 'integer', minimum: 1, maximum: INT32_MAX } }
+    return { name, in: 'path', required: true, ...(description ? { description } : {}), schema: { type: 'integer', format: 'int32', minimum: 1, maximum: INT32_MAX } }
   }
 
   /**
@@ -268,7 +297,7 @@ export class OpenApiTools {
       ...(required ? { required } : {}),
       ...(description ? { description } : {}),
       ...(array ? { style: 'form', explode: true } : {}),
-      schema
+      schema: nullAsText(schema)
     }
   }
 
@@ -306,6 +335,7 @@ export class OpenApiTools {
     for (const key of SUBSCHEMA_MAPS) {
       if (schema[key]) schema[key] = Object.fromEntries(Object.entries<Json>(schema[key]).map(([k, s]) => [k, this.hoist(s)]))
     }
+    if (isInt32(schema)) schema.format = 'int32'
     const types = asArray(schema.type)
     if (typeof schema.title !== 'string' || !types.includes('object')) return schema
     if (types.includes('null')) {
@@ -364,7 +394,7 @@ const budgetHeaders = () =>
 function withRateLimitHeaders(paths: PathItems, responses: Json) {
   const decorate = (response: Json, status: string) => {
     if (!response || response.$ref || status === '401') return
-    response.headers = { ...response.headers, ...budgetHeaders(), ...(status === '429' || status === 'default' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}) }
+    response.headers = { ...response.headers, ...budgetHeaders(), ...(status === '429' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}) }
   }
   for (const item of Object.values(paths)) {
     for (const operation of Object.values<Json>(item)) {
