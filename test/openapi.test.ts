@@ -189,6 +189,13 @@ forEachDatabase('API description', (suite) => {
     assert.deepEqual(create.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/CustomerData' })
     assert.deepEqual(create.responses['201'].content['application/json'].schema, { $ref: '#/components/schemas/Customer' })
     assert.deepEqual(item.patch.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/CustomerPatch' })
+    // CONTRACT §6: companyName or surname, as anyOf of required sets beside the sentence.
+    assert.deepEqual(doc.components.schemas.CustomerData.anyOf, [
+      { required: ['companyName'], properties: { companyName: { type: 'string', minLength: 1 } } },
+      { required: ['surname'], properties: { surname: { type: 'string', minLength: 1 } } }
+    ])
+    assert.match(doc.components.schemas.CustomerData.description, /`companyName` or `surname` is required/)
+    assert.match(doc.components.schemas.Customer.properties.surname.description, /Required unless `companyName`/)
     assert.equal(item.delete.responses['204'].description, 'Deleted; no body.')
     assert.equal(item.delete.responses['204'].content, undefined)
     // CONTRACT §10.2: the key's budget on every response of an authenticated operation, not on the 401.

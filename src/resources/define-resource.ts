@@ -127,6 +127,11 @@ export interface ResourceDeclaration {
   extraFilters?: Record<string, ExtraFilter>
   /** Allowed values of enum-like filters that have no enum in the schema. */
   references?: Record<string, ReferenceSpec>
+  /**
+   * A rule over several fields of a create body, for the API description: `anyOf` of required
+   * sets and a sentence. `beforeWrite` enforces it (with its own messages; it also holds after a PATCH).
+   */
+  createRule?: { description: string; anyOf: object[] }
   /** Company-level checks and defaults that a schema cannot express; returns field errors. */
   beforeWrite?: (write: WriteContext) => Promise<ValidationErrors | void>
   /** Changes the raw row after the generic mapping (hash passwords, normalise emails, ...). */

@@ -420,7 +420,7 @@ export function resourcePaths(tools: OpenApiTools, { resource, path, querySchema
   const name = resource.displayName()
   const parentErrors = nested ? [404] : []
   const op = (verb: string, summary: string, rest: Json) => ({ tags, summary, operationId: `${verb}${scope}${pascal(entity)}`, ...rest })
-  const body = (schema: TObject) => ({ required: true, content: { [JSON_TYPE]: { schema: tools.component(schema.$id ?? entity, schema) } } })
+  const body = (schema: TObject | Json) => ({ required: true, content: { [JSON_TYPE]: { schema: tools.component(schema.$id ?? entity, schema) } } })
   const itemParameters = [...routeParameters, tools.pathParameter(resource.idParam)]
 
   const collection: Json = {}
@@ -437,7 +437,7 @@ export function resourcePaths(tools: OpenApiTools, { resource, path, querySchema
   if (resource.methods.includes('create')) {
     collection.post = op('create', `Create ${name}`, {
       ...(nested ? { parameters: routeParameters } : {}),
-      requestBody: body(resource.createSchema),
+      requestBody: body(resource.createRule ? { ...resource.createSchema, ...resource.createRule } : resource.createSchema),
       responses: { '201': tools.json(tools.resourceRef(resource), 'Created.'), ...tools.errors(401, 403, 400, 409, 413, 415, ...parentErrors) }
     })
   }

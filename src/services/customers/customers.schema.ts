@@ -24,12 +24,12 @@ export const customerResource = defineResource({
   fields: {
     id: output(Id()),
     number: writable(Str()),
-    companyName: writable(Str()),
+    companyName: writable(Str(255, { description: 'Required unless `surname` is given.' })),
     externalId: writable(Str()),
     title: writable(Str()),
     salutation: writable(Str()),
     firstName: writable(Str()),
-    surname: writable(Str()),
+    surname: writable(Str(255, { description: 'Required unless `companyName` is given.' })),
     telephones: writable(list(Telephone), { json: true }),
     emails: writable(list(EmailEntry), { json: true }),
     urls: writable(list(Url), { json: true }),
@@ -38,6 +38,10 @@ export const customerResource = defineResource({
     updatedAt: output(Timestamp())
   },
   filters: ['id', 'number', 'companyName', 'externalId', 'createdAt', 'updatedAt'],
+  createRule: {
+    description: '`companyName` or `surname` is required (a non-empty text), and a PATCH may not clear the last of the two.',
+    anyOf: ['companyName', 'surname'].map((name) => ({ required: [name], properties: { [name]: { type: 'string', minLength: 1 } } }))
+  },
   async beforeWrite({ data, existing }) {
     const errors: Record<string, string> = {}
     const merged = { ...existing, ...data }
