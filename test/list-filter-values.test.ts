@@ -60,6 +60,19 @@ forEachDatabase('list filter values', (suite) => {
     }
   })
 
+  it('answers an empty by-user parameter with 400 naming it', async () => {
+    for (const [path, query] of [
+      ['/v1/time-sheet-days/by-user', { userId: '', day: '2026-11-02' }],
+      ['/v1/time-sheet-weeks/by-user', { userId, weekStart: '' }],
+      ['/v1/time-sheet-months/by-user', { userId: '', month: '2026-11-01' }]
+    ] as const) {
+      const res = await a.api.get(path, query)
+      assert.equal(res.status, 400, `${path} ${res.text}`)
+      const [param] = Object.entries(query).find(([, value]) => value === '')!
+      assert.equal(res.body.data.validationErrors[param], 'must not be empty', res.text)
+    }
+  })
+
   it('still reads customerId=null as "without a customer"', async () => {
     const res = await a.api.get('/v1/assignments', { customerId: 'null' })
     assert.equal(res.status, 200, res.text)

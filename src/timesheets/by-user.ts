@@ -54,6 +54,9 @@ export function periodErrors(param: string, value: Day, zone: string, rule?: ByU
 
 function parseQuery(spec: ByUserSpec, schema: TObject, raw: unknown): { userId: number; value: Day } {
   const query = { ...((raw ?? {}) as Record<string, unknown>) }
+  // `?userId=` would be coerced to 0 (or a missing day): an empty value is the client's mistake.
+  const empty = Object.fromEntries(Object.keys(query).filter((key) => query[key] === '').map((key) => [key, 'must not be empty']))
+  if (Object.keys(empty).length > 0) throw badRequest('Invalid query', empty)
   const validate = compile(queryAjv, schema)
   const valid = validate(query)
   const nul = nulCharacterErrors(query)
