@@ -127,6 +127,9 @@ export function collectErrors(errors: ErrorObject[] | null | undefined, unknownM
   return result
 }
 
+/** A write body that is valid JSON but not one object (`null`, an array, a number, a string). */
+export const notAnObject = () => new BadRequest('The body must be a JSON object', { validationErrors: { '': 'must be a JSON object' } })
+
 export function badRequest(message: string, validationErrors: ValidationErrors): BadRequest {
   const summary = Object.entries(validationErrors)
     .slice(0, 5)
@@ -174,9 +177,7 @@ export function nulCharacterErrors(value: unknown): ValidationErrors {
  * rules are checked by name first, so that a client learns *why* a field is refused.
  */
 export function validateBody(resource: Resource, method: 'create' | 'patch', body: unknown): Row {
-  if (!isObject(body)) {
-    throw badRequest('Invalid body', { '': 'must be a JSON object' })
-  }
+  if (!isObject(body)) throw notAnObject()
   const errors: ValidationErrors = {}
   for (const key of Object.keys(body)) {
     const spec = Object.hasOwn(resource.fields, key) ? resource.fields[key] : undefined
