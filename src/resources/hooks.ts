@@ -4,7 +4,7 @@ import type { TObject } from '@feathersjs/typebox'
 import type { HookContext, NextFunction, Params } from '../declarations'
 import type { Resource } from './define-resource'
 import { parseListQuery } from './query'
-import { badRequest, notAnObject, validateBody } from './validation'
+import { badRequest, BodyErrorsSlot, checkBody, notAnObject } from './validation'
 import { INT32_MAX } from './types'
 import { allows, Access } from '../auth/scopes'
 import { INVALID_API_KEY } from '../auth/authentication'
@@ -92,7 +92,11 @@ export const validateQuery = (resource: Resource, querySchema: TObject) => async
 export const validateData = (resource: Resource) => async (context: HookContext) => {
   if (context.method !== 'create' && context.method !== 'patch') return
   if (Array.isArray(context.data)) throw notAnObject()
-  context.data = validateBody(resource, context.method, context.data)
+  // The fields that passed go on to the service; it adds reference and rule errors to these and
+  // answers one 400 with all of them. Always set, so a nested call never sees an outer call's errors.
+  const { data, errors } = checkBody(resource, context.method, context.data)
+  context.data = data
+  ;(context.params as BodyErrorsSlot).invalidFields = Object.keys(errors).length > 0 ? errors : undefined
 }
 
 /** DELETE over REST answers 204 with no body; events and socket calls still carry the removed record. */
