@@ -67,7 +67,9 @@ forEachDatabase('error bodies', (suite) => {
         ['DELETE', '/v1/customers', 'GET, POST'],
         ['POST', '/v1/roles', 'GET'],
         ['DELETE', `/v1/roles/${created.body.id}`, 'GET'],
-        ['DELETE', '/v1/users/1', 'GET, PATCH']
+        ['DELETE', '/v1/users/1', 'GET, PATCH'],
+        ['PUT', '/v1/assignments/1/uploads', 'GET, POST'],
+        ['POST', '/v1/assignments/1/uploads/2', 'GET, PATCH, DELETE']
       ]
       for (const [method, path, allow] of cases) {
         const res = await a.api.request(method, path, method === 'DELETE' ? undefined : { companyName: 'x' })
@@ -79,6 +81,9 @@ forEachDatabase('error bodies', (suite) => {
       }
       const post = await a.api.post(`/v1/customers/${created.body.id}`, { companyName: 'x' })
       assert.match(post.body.message, /use PATCH to change a record/)
+      const download = await fetch(`${suite.server().url}/v1/assignments/1/uploads/2/download`, { method: 'DELETE' })
+      assert.equal(download.status, 405)
+      assert.equal(download.headers.get('allow'), 'GET')
     })
 
     it('on a socket, names the Feathers method and what the path offers', async () => {
