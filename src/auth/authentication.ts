@@ -64,6 +64,9 @@ async function loadKeyPrincipal(db: Knex, key: { keyHash: string } | { id: numbe
   return { ...toPrincipal(row), apiKey: { id: row.apiKeyId, scopes: parseStoredScopes(row.apiKeyScopes) } }
 }
 
+/** The one answer to every bearer value that does not open /v1: unknown, revoked, or not a key at all. */
+export const INVALID_API_KEY = 'Invalid or revoked API key'
+
 /**
  * `Authorization: Bearer ck_...` on REST, `{ strategy: 'apiKey', apiKey }` on a socket. It only
  * claims bearer values with the key prefix, so JWTs still reach the jwt strategy.
@@ -81,7 +84,7 @@ export class ApiKeyStrategy extends AuthenticationBaseStrategy {
     const db = this.app!.get('knex' as any) as Knex
     const { apiKey } = authentication
     const found = typeof apiKey === 'string' && isApiKeyShape(apiKey) ? await loadKeyPrincipal(db, { keyHash: hashApiKey(apiKey) }) : null
-    if (!found) throw new NotAuthenticated('Invalid or revoked API key')
+    if (!found) throw new NotAuthenticated(INVALID_API_KEY)
     return { authentication: { strategy: this.name, apiKeyId: found.apiKey.id }, ...found }
   }
 }
@@ -93,7 +96,11 @@ export class ApiKeyStrategy extends AuthenticationBaseStrategy {
  */
 export class ApiKeyJwtStrategy extends JWTStrategy {
   async authenticate(authentication: AuthenticationRequest, params: AuthenticationParams): Promise<any> {
-    const result = await super.authenticate(authentication, params)
+    const result = await super.authenticate(authentication, params).catch((error) => {
+      // jsonwebtoken's errors ("jwt malformed", its error class and stack in `data`) are
+      // internals: a token that cannot be verified is simply not valid.
+      throw error instanceof NotAuthenticated ? new NotAuthenticated('Invalid token') : error
+    })
     const payload = result.authentication.payload as { apiKeyId?: number; companyId?: number; sub?: string; sessionVersion?: number }
     const db = this.app!.get('knex' as any) as Knex
     if (payload.apiKeyId === undefined) {
@@ -107,7 +114,7 @@ export class ApiKeyJwtStrategy extends JWTStrategy {
       return { ...result, ...principal, settingsLogin: true }
     }
     const found = await loadKeyPrincipal(db, { id: payload.apiKeyId })
-    if (!found) throw new NotAuthenticated('Invalid or revoked API key')
+    if (!found) throw new NotAuthenticated(INVALID_API_KEY)
     return { ...result, ...found }
   }
 }

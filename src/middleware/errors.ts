@@ -1,7 +1,7 @@
 import { BadRequest, FeathersError, NotFound } from '@feathersjs/errors'
 import { PayloadTooLarge, UnsupportedMediaType } from '../errors'
 import { toApiError } from '../resources/errors'
-import { badRequest } from '../resources/validation'
+import { badRequest, notAnObject } from '../resources/validation'
 import type { Context, Next } from 'koa'
 import type { Logger } from 'pino'
 
@@ -17,6 +17,9 @@ function toFeathersError(error: any): FeathersError {
   if (status === 400) {
     // The JSON parser refuses `__proto__` keys anywhere in a body (prototype poisoning).
     if (/forbidden prototype property/.test(String(error?.message))) return badRequest('Invalid body', { '': 'must not contain a "__proto__" key' })
+    // co-body in strict mode refuses a well-formed JSON value that is not an object or array
+    // (`null`, `5`, `"text"`): the JSON is fine, its shape is not.
+    if (/only supports object and array/.test(String(error?.message))) return notAnObject()
     const malformed = error?.type === 'entity.parse.failed' || /JSON|Unexpected token|invalid/i.test(String(error?.message))
     return new BadRequest(malformed ? 'Malformed JSON body' : 'Bad request')
   }
@@ -36,6 +39,8 @@ export const errorHandler = (logger: Logger) => async (ctx: Context, next: Next)
     if (error.code >= 500) logger.error({ err: raw, path: ctx.path, method: ctx.method }, 'request failed')
     ctx.status = error.code
     if (error.code === 401) ctx.set('WWW-Authenticate', 'Bearer')
+    const allow = (error.data as { allow?: unknown } | undefined)?.allow
+    if (error.code === 405 && Array.isArray(allow)) ctx.set('Allow', allow.join(', '))
     if (error.code === 429 && (error.data as any)?.retryAfter) ctx.set('Retry-After', String((error.data as any).retryAfter))
     const { name, message, code, className, data } = error.toJSON()
     ctx.body = data === undefined ? { name, message, code, className } : { name, message, code, className, data }

@@ -34,6 +34,31 @@ function dataExceptionError(code: string, query?: Record<string, unknown>): BadR
   return new BadRequest(message, named.length > 0 ? { validationErrors: Object.fromEntries(named.map((param) => [param, reason])) } : {})
 }
 
+/** A foreign key violation (PostgreSQL 23503, SQLite's FOREIGN KEY constraint). */
+export function isForeignKeyViolation(raw: any): boolean {
+  const error = raw?.[ERROR] ?? raw
+  const code = String(error?.code ?? '')
+  return code === '23503' || (code.startsWith('SQLITE_CONSTRAINT') && String(error?.message ?? '').includes('FOREIGN KEY'))
+}
+
+/** How many records of each referencing collection (`time-entries`) keep a record from being deleted. */
+export type References = Record<string, number>
+
+const counted = (collection: string, count: number, singular: string) => `${count} ${count === 1 ? singular : collection.replace(/-/g, ' ')}`
+
+/**
+ * 409 for a delete that records still reference, naming the collections and how many of each:
+ * "The customer is still referenced by 3 assignments". `singulars` names one record of each
+ * collection (`time-entries` → `time entry`).
+ */
+export function stillReferenced(entity: string, references: References, singulars: Record<string, string> = {}): Conflict {
+  const parts = Object.entries(references)
+    .filter(([, count]) => count > 0)
+    .map(([collection, count]) => counted(collection, count, singulars[collection] ?? collection.replace(/-/g, ' ').replace(/ies$/, 'y').replace(/s$/, '')))
+  const by = parts.length === 0 ? 'other records' : parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`
+  return new Conflict(`The ${entity} is still referenced by ${by}`, { reason: 'still-referenced', references })
+}
+
 /**
  * Translates database errors into API errors: never SQL text, never a stack. A unique violation
  * is 409 naming the field, a foreign key violation on delete is 409 (still referenced), a lost
@@ -48,8 +73,8 @@ export function toApiError(raw: any, method?: string, query?: Record<string, unk
     const field = uniqueField(error)
     return new Conflict(field ? `A record with this ${field} already exists` : 'A record with these values already exists', field ? { validationErrors: { [field]: 'already exists' } } : {})
   }
-  if (code === '23503' || (code === 'SQLITE_CONSTRAINT' && message.includes('FOREIGN KEY'))) {
-    return method === 'remove' ? new Conflict('The record is still referenced by other records') : new BadRequest('A referenced record does not exist')
+  if (isForeignKeyViolation(error)) {
+    return method === 'remove' ? stillReferenced('record', {}) : new BadRequest('A referenced record does not exist')
   }
   if (code.startsWith('08') || CONNECTION_CODES.has(code) || /Timeout acquiring a connection|Connection terminated|ECONNREFUSED/.test(message)) {
     return new Unavailable('The database is not reachable; try again shortly')

@@ -1,22 +1,35 @@
 import { authenticate } from '@feathersjs/authentication'
-import { BadRequest, Forbidden, NotAuthenticated } from '@feathersjs/errors'
+import { Forbidden, NotAuthenticated } from '@feathersjs/errors'
 import type { TObject } from '@feathersjs/typebox'
 import type { HookContext, NextFunction, Params } from '../declarations'
 import type { Resource } from './define-resource'
 import { parseListQuery } from './query'
-import { badRequest, validateBody } from './validation'
+import { badRequest, BodyErrorsSlot, checkBody, notAnObject } from './validation'
 import { INT32_MAX } from './types'
 import { allows, Access } from '../auth/scopes'
+import { INVALID_API_KEY } from '../auth/authentication'
 
 /**
  * The shared hooks every declared resource runs, in the generator's order: authenticate,
  * validate the query and path, validate the body; the service does the company-scoped work.
  */
 
-/** External calls need a key (or the JWT minted for a socket); internal calls bring params.company. */
+/**
+ * External calls need a key: on REST the `ck_` bearer value itself, on a socket the JWT Feathers
+ * minted when the socket authenticated with a key. Internal calls bring params.company. Every
+ * credential that does not open /v1 gets the same 401 as an unknown key (CONTRACT §2), so the
+ * answer neither tells a JWT from garbage nor leaks the token library's errors.
+ */
 export const requireApiKey = async (context: HookContext, next: NextFunction) => {
   if (context.params.provider) {
-    await authenticate('apiKey', 'jwt')(context as any)
+    const strategies = context.params.provider === 'rest' ? ['apiKey'] : ['apiKey', 'jwt']
+    const sent = context.params.authentication as { strategy?: string } | undefined
+    if (sent && !strategies.includes(String(sent.strategy))) throw new NotAuthenticated(INVALID_API_KEY)
+    try {
+      await authenticate(strategies[0], ...strategies.slice(1))(context as any)
+    } catch (error) {
+      throw sent && error instanceof NotAuthenticated ? new NotAuthenticated(INVALID_API_KEY) : error
+    }
     if ((context.params as any).settingsLogin) throw new NotAuthenticated('Use an API key for /v1')
     const { company, apiKey } = context.params
     if (company && apiKey) {
@@ -78,8 +91,12 @@ export const validateQuery = (resource: Resource, querySchema: TObject) => async
 
 export const validateData = (resource: Resource) => async (context: HookContext) => {
   if (context.method !== 'create' && context.method !== 'patch') return
-  if (Array.isArray(context.data)) throw new BadRequest('Send one record per request')
-  context.data = validateBody(resource, context.method, context.data)
+  if (Array.isArray(context.data)) throw notAnObject()
+  // The fields that passed go on to the service; it adds reference and rule errors to these and
+  // answers one 400 with all of them. Always set, so a nested call never sees an outer call's errors.
+  const { data, errors } = checkBody(resource, context.method, context.data)
+  context.data = data
+  ;(context.params as BodyErrorsSlot).invalidFields = Object.keys(errors).length > 0 ? errors : undefined
 }
 
 /** DELETE over REST answers 204 with no body; events and socket calls still carry the removed record. */

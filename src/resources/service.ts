@@ -5,8 +5,9 @@ import type { Id } from '@feathersjs/feathers'
 import type { HookContext, Params } from '../declarations'
 import type { Resource, Row, ValidationErrors, WriteContext } from './define-resource'
 import { decodeRow, encodeData } from './codec'
-import { badRequest } from './validation'
+import { badRequest, bodyTitle, BodyErrorsSlot } from './validation'
 import { checkReferences } from './references'
+import { isForeignKeyViolation, stillReferenced } from './errors'
 import type { TrigramStatistics } from '../db/search-terms'
 import { sqliteLikeSql, takeSqliteLikes, withoutLike } from '../db/sqlite-like'
 import { applyNarrowedLikes, narrowToCandidates, NarrowedLike, pgNarrowedLikes, searchCandidates, searchStatistics } from '../db/search-index'
@@ -154,16 +155,25 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     return this.knex.transaction((trx) => work({ ...params, transaction: { trx, starting: false } }))
   }
 
+  /**
+   * Every offending field in one 400 (issue #17): the schema errors `validateData` found, then the
+   * references and the declaration's rules, which see only the fields that passed the schema. A
+   * rule that throws (a 409 state conflict, a 403) decides only when no field is invalid: a body
+   * naming records the company does not have is a 400 (CONTRACT §2) even when a rule would also
+   * refuse it, and a rule reading a partial body may fail in ways that mean nothing.
+   */
   private async prepareWrite(write: WriteContext, params: Params) {
-    const errors: ValidationErrors = await checkReferences(this.resource, write.data, write.companyId, params.transaction!.trx!, write.existing)
+    const errors: ValidationErrors = { ...(params as BodyErrorsSlot).invalidFields }
+    const add = (found: ValidationErrors | void) => {
+      for (const [path, message] of Object.entries(found ?? {})) if (!Object.hasOwn(errors, path)) errors[path] = message
+    }
+    add(await checkReferences(this.resource, write.data, write.companyId, params.transaction!.trx!, write.existing))
     try {
-      Object.assign(errors, (await this.resource.beforeWrite?.(write)) ?? {})
+      add(await this.resource.beforeWrite?.(write))
     } catch (error) {
-      // A body naming records the company does not have is a 400 (CONTRACT §2), even when the
-      // declaration's rules would also refuse it as a state conflict.
       if (Object.keys(errors).length === 0) throw error
     }
-    if (Object.keys(errors).length > 0) throw badRequest(`Invalid ${this.resource.entity}`, errors)
+    if (Object.keys(errors).length > 0) throw badRequest(bodyTitle(this.resource, write.method), errors)
     const row = encodeData(this.resource, write.data)
     await this.resource.toRow?.(row, write)
     return row
@@ -201,10 +211,46 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     return this.inTransaction(params, async (tx) => {
       const existing = await this.read(id, tx)
       await this.resource.beforeRemove?.(Number(id), this.contextFor(tx, 'remove'))
-      await this.scoped(tx).andWhere('id', id).delete()
+      await this.deleteRow(Number(id), tx)
       await this.resource.afterRemove?.(existing, this.contextFor(tx, 'remove'))
       return existing
     })
+  }
+
+  /**
+   * Deletes the row in a savepoint, so that when a foreign key still references it (restricted
+   * references: an assignment's customer, an event's type) the transaction stays usable on
+   * PostgreSQL and the 409 can say what references the record and how many times.
+   */
+  private async deleteRow(id: number, params: Params) {
+    const trx = params.transaction!.trx!
+    try {
+      await trx.transaction((savepoint) => savepoint(this.resource.table).where({ companyId: this.companyId(params), id }).delete())
+    } catch (error) {
+      if (!isForeignKeyViolation(error)) throw error
+      throw await this.stillReferencedError(id, params)
+    }
+  }
+
+  /** Counts the records of every declared single reference to this resource's table (CONTRACT §5: 409 naming what references it). */
+  private async stillReferencedError(id: number, params: Params) {
+    const trx = params.transaction!.trx!
+    const companyId = this.companyId(params)
+    const sameTable = (table: string) => table.replace(/_/g, '').toLowerCase() === this.resource.table.replace(/_/g, '').toLowerCase()
+    const registered = ((this.app?.get('resources') ?? []) as { resource: Resource }[]).map(({ resource }) => resource)
+    const declarations = [...new Map(registered.map((resource) => [resource.path, resource])).values()]
+    const references: Record<string, number> = {}
+    const singulars: Record<string, string> = {}
+    for (const referencing of declarations) {
+      for (const [field, ref] of Object.entries(referencing.references ?? {})) {
+        if (ref.many || !sameTable(ref.table)) continue
+        const [{ count }] = await trx(referencing.table).where({ companyId, [field]: id }).count({ count: '*' })
+        if (Number(count) === 0) continue
+        references[referencing.path] = (references[referencing.path] ?? 0) + Number(count)
+        singulars[referencing.path] = referencing.displayName().toLowerCase()
+      }
+    }
+    return stillReferenced(this.resource.displayName().toLowerCase(), references, singulars)
   }
 
   /**

@@ -127,6 +127,9 @@ export function collectErrors(errors: ErrorObject[] | null | undefined, unknownM
   return result
 }
 
+/** A write body that is valid JSON but not one object (`null`, an array, a number, a string). */
+export const notAnObject = () => new BadRequest('The body must be a JSON object', { validationErrors: { '': 'must be a JSON object' } })
+
 export function badRequest(message: string, validationErrors: ValidationErrors): BadRequest {
   const summary = Object.entries(validationErrors)
     .slice(0, 5)
@@ -169,14 +172,30 @@ export function nulCharacterErrors(value: unknown): ValidationErrors {
   return errors
 }
 
+/** A write body split into the fields that passed the schema and the errors of the others. */
+export interface BodyCheck {
+  /** The body without its offending top-level fields: what reference checks and rules may read. */
+  data: Row
+  errors: ValidationErrors
+}
+
 /**
- * Validates a create or PATCH body against the resource's write rules and schema. The write
- * rules are checked by name first, so that a client learns *why* a field is refused.
+ * The slot in which `validateData` hands the body's schema errors to the service, which adds the
+ * reference and rule errors of the fields that passed, so that one 400 names every offending field.
  */
-export function validateBody(resource: Resource, method: 'create' | 'patch', body: unknown): Row {
-  if (!isObject(body)) {
-    throw badRequest('Invalid body', { '': 'must be a JSON object' })
-  }
+export interface BodyErrorsSlot {
+  invalidFields?: ValidationErrors
+}
+
+export const bodyTitle = (resource: Resource, method: 'create' | 'patch') => `Invalid ${resource.entity} ${method === 'create' ? 'create' : 'PATCH'} body`
+
+/**
+ * Checks a create or PATCH body against the resource's write rules and schema, reporting every
+ * offending field. The write rules are checked by name first, so that a client learns *why* a
+ * field is refused. A body that is not one object is refused at once.
+ */
+export function checkBody(resource: Resource, method: 'create' | 'patch', body: unknown): BodyCheck {
+  if (!isObject(body)) throw notAnObject()
   const errors: ValidationErrors = {}
   for (const key of Object.keys(body)) {
     const spec = Object.hasOwn(resource.fields, key) ? resource.fields[key] : undefined
@@ -200,10 +219,20 @@ export function validateBody(resource: Resource, method: 'create' | 'patch', bod
     })
     for (const [path, message] of Object.entries(found)) if (!Object.hasOwn(errors, path)) errors[path] = message
   }
-  // Only a body of the declared shape is walked: its depth is then bounded by the schema.
-  if (Object.keys(errors).length === 0) Object.assign(errors, nulCharacterErrors(body))
-  if (Object.keys(errors).length > 0) {
-    throw badRequest(`Invalid ${resource.entity} ${method === 'create' ? 'create' : 'PATCH'} body`, errors)
-  }
-  return body
+  const offending = (errors: ValidationErrors) => new Set(Object.keys(errors).map((path) => path.split('.')[0]))
+  const failed = offending(errors)
+  const passed: Row = Object.fromEntries(Object.entries(body).filter(([key]) => !failed.has(key)))
+  // Only fields of the declared shape are walked: their depth is then bounded by the schema.
+  const nul = nulCharacterErrors(passed)
+  Object.assign(errors, nul)
+  const nulFields = offending(nul)
+  const data: Row = Object.fromEntries(Object.entries(passed).filter(([key]) => !nulFields.has(key)))
+  return { data, errors }
+}
+
+/** `checkBody` for callers that have no further checks to add: the body, or a 400 naming every offending field. */
+export function validateBody(resource: Resource, method: 'create' | 'patch', body: unknown): Row {
+  const { data, errors } = checkBody(resource, method, body)
+  if (Object.keys(errors).length > 0) throw badRequest(bodyTitle(resource, method), errors)
+  return data
 }

@@ -60,7 +60,7 @@ function modelErrors(model: WorkingTimeModel): ValidationErrors {
   const errors: ValidationErrors = {}
   model.breakRules.forEach((rule, i) => {
     if (i > 0 && rule.afterMinutes <= model.breakRules[i - 1].afterMinutes) {
-      errors[`workingTime.breakRules.${i}.afterMinutes`] = 'must be greater than the previous rule’s afterMinutes'
+      errors[`workingTime.breakRules.${i}.afterMinutes`] = 'must be greater than that of the previous rule'
     }
   })
   for (const day of WEEKDAYS) {

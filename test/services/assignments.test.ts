@@ -202,7 +202,8 @@ forEachDatabase('assignments', (suite) => {
     for (const id of [direct.body.id, viaEvent.body.id]) {
       const res = await a.api.delete(`/v1/assignments/${id}`)
       assert.equal(res.status, 409)
-      assert.match(res.body.message, /time entries/)
+      assert.equal(res.body.message, 'The assignment is still referenced by 1 time entry')
+      assert.deepEqual(res.body.data, { reason: 'still-referenced', references: { 'time-entries': 1 } })
       assert.equal((await a.api.get(`/v1/assignments/${id}`)).status, 200)
     }
     assert.equal((await a.api.get(`/v1/assignment-events/${event.body.id}`)).status, 200)

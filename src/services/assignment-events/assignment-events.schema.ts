@@ -136,7 +136,7 @@ export const assignmentEventResource = defineResource({
     for (const field of COMPLETION_FIELDS) if (data[field] !== undefined) data[field] = resolveCompletion(data[field], existing?.[field])
     const startsAt = data.startsAt !== undefined ? data.startsAt : existing?.startsAt
     const endsAt = data.endsAt !== undefined ? data.endsAt : existing?.endsAt
-    if (startsAt && endsAt && Date.parse(endsAt) < Date.parse(startsAt)) errors[data.endsAt !== undefined ? 'endsAt' : 'startsAt'] = 'endsAt must not be before startsAt'
+    if (startsAt && endsAt && Date.parse(endsAt) < Date.parse(startsAt)) Object.assign(errors, data.endsAt !== undefined ? { endsAt: 'must not be before startsAt' } : { startsAt: 'must not be after endsAt' })
     await checkGroup(write, assignmentId, errors)
     await resolveAddresses(write, assignmentId, errors)
     return errors

@@ -1,4 +1,4 @@
-import { Conflict } from '@feathersjs/errors'
+import { stillReferenced } from '../../resources/errors'
 import type { Knex } from 'knex'
 import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import type { HookContext } from '../../declarations'
@@ -30,8 +30,8 @@ export function refuseClearing(write: WriteContext, fields: string[], errors: Va
 
 /** Time entries keep the assignment and event they were booked on (CONTRACT §5): 409. */
 export async function refuseWhenBooked(context: HookContext, narrow: (query: Knex.QueryBuilder) => void, what: string) {
-  const booked = await trxOf(context)('timeEntries').where({ companyId: context.params.company!.id }).where(narrow).first('id')
-  if (booked) throw new Conflict(`The ${what} is referenced by time entries and cannot be deleted`)
+  const [{ count }] = await trxOf(context)('timeEntries').where({ companyId: context.params.company!.id }).where(narrow).count({ count: '*' })
+  if (Number(count) > 0) throw stillReferenced(what, { 'time-entries': Number(count) })
 }
 
 /** Storage keys of the uploads matching `where`, to be deleted once the delete has committed. */

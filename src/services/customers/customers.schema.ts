@@ -46,7 +46,7 @@ export const customerResource = defineResource({
     const errors: Record<string, string> = {}
     const merged = { ...existing, ...data }
     if (!merged.companyName && !merged.surname) {
-      errors[data.companyName === null || !existing ? 'companyName' : 'surname'] = 'companyName or surname is required'
+      Object.assign(errors, data.companyName === null || !existing ? { companyName: 'is required unless surname is given' } : { surname: 'is required unless companyName is given' })
     }
     for (const field of ['telephones', 'emails'] as const) {
       const defaults = ((data[field] ?? []) as { isDefault?: boolean }[]).filter((entry) => entry.isDefault)

@@ -52,8 +52,8 @@ function assertFieldsEditable(data: Row, raw: Row, from: SheetStatus, to: SheetS
   if (from !== 'submitted' && from !== 'approved') return
   const refused = changedFields(data, raw).filter((field) => !(field === 'declinedNote' && to === 'declined'))
   if (refused.length === 0) return
-  throw new Conflict(`A ${from} time sheet day cannot be changed (${refused.join(', ')}); move it back to draft first`, {
-    validationErrors: Object.fromEntries(refused.map((field) => [field, `cannot be changed on a ${from} day`]))
+  throw new Conflict(`The time sheet day is ${from}: ${refused.join(', ')} cannot be changed; move it back to draft first`, {
+    validationErrors: Object.fromEntries(refused.map((field) => [field, `cannot be changed while the day is ${from}`]))
   })
 }
 

@@ -19,7 +19,7 @@ const DOWNLOAD_ROUTE = new RegExp(`^/${API_PREFIX}/(${UPLOAD_PARENTS.map((p) => 
 export const serveDownloads = (app: Application) => async (ctx: FeathersKoaContext, next: Next) => {
   const match = DOWNLOAD_ROUTE.exec(ctx.path)
   if (!match) return next()
-  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new MethodNotAllowed('Downloads are GET only')
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new MethodNotAllowed(`${ctx.method} is not allowed on a download; use GET`, { method: ctx.method, allow: ['GET'] })
   const check = checkDownload(app.get('appSecret'), ctx.path, ctx.query.expires, ctx.query.signature)
   if (check !== 'valid') throw new Forbidden(check === 'expired' ? 'The download link has expired' : 'The download link is not valid')
   const parent = UPLOAD_PARENTS.find((p) => p.collection === match[1])!
