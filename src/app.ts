@@ -69,8 +69,8 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.use(
     budgetOfUnservedRequests(limits.keyBudget, async (ctx) => {
       const auth = app.service('authentication')
-      const request = await auth.parse(ctx.req, ctx.res, 'apiKey', 'jwt')
-      return request ? ((await auth.authenticate(request, { provider: 'rest' }, 'apiKey', 'jwt')).apiKey?.id ?? null) : null
+      const request = await auth.parse(ctx.req, ctx.res, 'apiKey')
+      return request ? ((await auth.authenticate(request, { provider: 'rest' }, 'apiKey')).apiKey?.id ?? null) : null
     })
   )
   app.use(async (ctx, next) => {

@@ -82,7 +82,7 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
     description: 'Not allowed: the API key lacks the scope the operation needs (`data.scope` names it, e.g. `time-entries:write`), or the change needs the settings page; for a download, the link expired or was tampered with.'
   },
   404: { name: 'NotFound', description: 'No such record in the company of the API key.' },
-  405: { name: 'MethodNotAllowed', description: 'The method is not offered here.' },
+  405: { name: 'MethodNotAllowed', description: 'The method is not offered here; `Allow` lists the ones that are.' },
   409: { name: 'Conflict', description: 'State conflict: duplicate, still referenced, locked or illegal workflow move.' },
   413: { name: 'PayloadTooLarge', description: 'Request body too large.' },
   415: { name: 'UnsupportedMediaType', description: 'Body is not `application/json`.' },
@@ -114,7 +114,15 @@ const errorSchema: Json = {
           pattern: '^[a-z*][a-z0-9-]*:(read|write)$',
           description: 'With 403 for a scoped API key: the scope the operation needs, e.g. `time-entries:write`.'
         },
-        retryAfter: { type: 'integer', minimum: 1, description: 'With 429: seconds to wait, as in `Retry-After`.' }
+        retryAfter: { type: 'integer', minimum: 1, description: 'With 429: seconds to wait, as in `Retry-After`.' },
+        reason: { type: 'string', description: 'With 403 and 409: a stable word for why, e.g. `still-referenced`, `admin-account`.' },
+        references: {
+          type: 'object',
+          description: 'With 409 `still-referenced`: the collections that still reference the record → how many of their records do.',
+          additionalProperties: { type: 'integer', minimum: 1 }
+        },
+        method: { type: 'string', description: 'With 405: the HTTP method that is not offered.' },
+        allow: { type: 'array', items: { type: 'string' }, description: 'With 405: the methods offered, as in the `Allow` header.' }
       }
     }
   }
