@@ -244,7 +244,11 @@ export function buildCli() {
     .description("create an API key acting as the company's first admin user")
     .addOption(new Option('--company <id>', 'company id').argParser(positiveInt).makeOptionMandatory())
     .option('--name <name>', 'a label for the key')
-    .option('--scope <scope>', 'what the key may do, repeatable: <collection>:read or <collection>:write, * for every collection (default: *:write)', collect, [])
+    .addOption(
+      new Option('--scope <scope>', 'what the key may do, repeatable: <collection>:read or <collection>:write, * for every collection')
+        .argParser(collect)
+        .default([], '*:write')
+    )
     .option('--json', 'print exactly one JSON object: {"keyId","apiKey","scopes"}')
     .action(async (opts: Out & { company: number; name?: string; scope: string[] }) => {
       const created = await withDatabase(async (db, app) => {
