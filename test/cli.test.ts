@@ -10,8 +10,8 @@ import { ROOT, runCli, startServe, stopProcess } from './support/cli'
 describe('CLI without a database', () => {
   const probe = path.join(ROOT, 'test', 'support', 'loaded-modules-probe.js')
   /** The project's modules and the packages a run loaded, as test/support/loaded-modules-probe.js reports them on exit. */
-  const loadedBy = async (args: string[]) => {
-    const res = await runCli(args, { NODE_OPTIONS: `--require ${probe}` })
+  const loadedBy = async (args: string[], env: Record<string, string> = {}) => {
+    const res = await runCli(args, { ...env, NODE_OPTIONS: `--require ${probe}` })
     const line = res.stderr.split('\n').find((l) => l.startsWith('loaded-modules: '))
     assert.ok(line, `the probe reported nothing:\n${res.stderr}`)
     return { res, ...(JSON.parse(line.slice('loaded-modules: '.length)) as { sources: string[]; packages: string[] }) }
@@ -26,8 +26,14 @@ describe('CLI without a database', () => {
       assert.equal(res.code, args.includes('--help') ? 0 : 2, res.stderr)
     }
     // The probe does see the application when a command needs it.
-    const { sources } = await loadedBy(['migrate', '--json'])
-    assert.ok(sources.includes('src/app.ts'))
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-probe-'))
+    try {
+      const { res, sources } = await loadedBy(['migrate', '--json'], { DATABASE_URL: `sqlite://${dir}/probe.sqlite`, DATA_DIR: dir })
+      assert.equal(res.code, 0, res.stderr)
+      assert.ok(sources.includes('src/app.ts'))
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('--help marks required options and documents the exit statuses', async () => {
