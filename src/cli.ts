@@ -1,16 +1,36 @@
-import { Command, Option } from 'commander'
+import { Command, Help, InvalidArgumentError, Option } from 'commander'
 import crypto from 'node:crypto'
 import cluster from 'node:cluster'
-import { RateLimiterClusterMaster } from 'rate-limiter-flexible'
 import type { Knex } from 'knex'
-import { createApp } from './app'
-import { migrateLatest } from './db/migrations'
-import { createCompany, validateCompanyInput } from './companies/create-company'
-import { createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys'
-import { normalizeScopes, scopeCollections, scopeErrors } from './auth/scopes'
 import { ROLE_TYPES, RoleType } from './companies/catalogues'
-import { accountErrors, createAccount, deactivateAccount, findUserByEmail, passwordError, setPassword } from './services/users/user-accounts'
+import { countryCodeOf } from './companies/country-codes'
 import type { Application } from './declarations'
+
+/**
+ * The application's modules, loaded by the commands that use them rather than at start: `--help` and input
+ * refused by the option parser answer without building the app, which takes seconds on a busy machine
+ * (test/cli.test.ts checks that `--help` loads none of them).
+ */
+const load = {
+  app: () => require('./app') as typeof import('./app'),
+  migrations: () => require('./db/migrations') as typeof import('./db/migrations'),
+  companies: () => require('./companies/create-company') as typeof import('./companies/create-company'),
+  apiKeys: () => require('./auth/api-keys') as typeof import('./auth/api-keys'),
+  scopes: () => require('./auth/scopes') as typeof import('./auth/scopes'),
+  accounts: () => require('./services/users/user-accounts') as typeof import('./services/users/user-accounts')
+}
+
+/** Exit statuses, the same for every command (also printed by `--help`). */
+export const EXIT = { ok: 0, unexpected: 1, refused: 2 } as const
+
+const EXIT_HELP = `
+Exit status:
+  0  done
+  2  bad input or refused: unknown or missing option, invalid value, a duplicate,
+     no such company, key or user; nothing was changed
+  1  unexpected error (database unreachable, a bug)
+With --json, a refusal found after parsing prints {"error","validationErrors"?}
+on stdout; usage errors are reported on stderr.`
 
 type Out = { json?: boolean }
 
@@ -21,11 +41,11 @@ const print = (opts: Out, value: Record<string, unknown> | unknown[], text: stri
 const fail = (message: string, opts: Out = {}, details?: Record<string, string>): never => {
   if (opts.json) process.stdout.write(JSON.stringify({ error: message, ...(details ? { validationErrors: details } : {}) }) + '\n')
   else process.stderr.write(`crewclock: ${message}${details ? '\n' + Object.entries(details).map(([k, v]) => `  --${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} ${v}`).join('\n') : ''}\n`)
-  process.exit(2)
+  process.exit(EXIT.refused)
 }
 
-const positiveInt = (name: string) => (value: string) => {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2147483647) throw new Error(`--${name} must be a positive integer`)
+const positiveInt = (value: string) => {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2147483647) throw new InvalidArgumentError('It must be a positive integer.')
   return Number(value)
 }
 
@@ -51,10 +71,10 @@ function failWith(error: any, opts: Out): never {
  * the process from exiting.
  */
 async function withDatabase<T>(work: (db: Knex, app: Application) => Promise<T>, { migrate = true } = {}): Promise<T> {
-  const app = createApp({ redisUrl: undefined })
+  const app = load.app().createApp({ redisUrl: undefined })
   const db = app.get('knex' as any) as Knex
   try {
-    if (migrate) await migrateLatest(db)
+    if (migrate) await load.migrations().migrateLatest(db)
     return await work(db, app)
   } finally {
     await db.destroy()
@@ -66,7 +86,7 @@ async function ensureDemoCompany(app: Application, db: Knex) {
   const row = await db('companies').count({ n: '*' }).first()
   if (Number(row?.n ?? 0) > 0) return null
   const adminPassword = crypto.randomBytes(9).toString('base64url')
-  const created = await createCompany(db, app.get('appSecret'), {
+  const created = await load.companies().createCompany(db, app.get('appSecret'), {
     name: 'Demo Elektro GmbH',
     country: 'DE',
     adminEmail: 'admin@demo.crewclock.test',
@@ -77,12 +97,12 @@ async function ensureDemoCompany(app: Application, db: Knex) {
 }
 
 export async function serve() {
-  const app = createApp()
+  const app = load.app().createApp()
   const db = app.get('knex' as any) as Knex
   const logger = app.get('logger' as any)
   const workers = app.get('webConcurrency')
   if (cluster.isPrimary) {
-    await migrateLatest(db)
+    await load.migrations().migrateLatest(db)
     const demo = await ensureDemoCompany(app, db)
     const base = app.get('publicUrl') || `http://localhost:${app.get('port')}`
     if (demo) {
@@ -102,6 +122,7 @@ export async function serve() {
       await db.destroy()
       // Without Redis the workers' rate-limit counters live here, so the limits hold for the
       // deployment, not per worker (CONTRACT §10.2).
+      const { RateLimiterClusterMaster } = require('rate-limiter-flexible') as typeof import('rate-limiter-flexible')
       new RateLimiterClusterMaster()
       // Workers share the port (node:cluster); SQLite runs in WAL mode, so they read concurrently.
       let stopping = false
@@ -146,12 +167,23 @@ export async function serve() {
   process.once('SIGINT', stop)
 }
 
+/** Marks mandatory options "(required)" in the help; commander 14 only refuses them when missing. */
+function optionDescription(this: Help, option: Option) {
+  const description = Help.prototype.optionDescription.call(this, option)
+  return option.mandatory ? `${description} (required)` : description
+}
+
 export function buildCli() {
   const program = new Command()
+  // Set before any subcommand is added: subcommands copy these settings when they are created.
   program
     .name('crewclock')
     .description('crewclock: work-order and time-tracking API. Configuration comes from config/ and the environment (DATABASE_URL, PORT, ...).')
     .showHelpAfterError()
+    .configureHelp({ optionDescription })
+    // commander exits 1 on a usage error; here 1 means unexpected, so a usage error is a refusal (2).
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.refused))
+    .addHelpText('afterAll', EXIT_HELP)
 
   program.command('serve').description('migrate, then serve the API on PORT (what `npm start` runs)').action(serve)
 
@@ -160,7 +192,7 @@ export function buildCli() {
     .description('run pending database migrations against DATABASE_URL')
     .option('--json', 'machine-readable output')
     .action(async (opts: Out) => {
-      const applied = await withDatabase((db) => migrateLatest(db), { migrate: false })
+      const applied = await withDatabase((db) => load.migrations().migrateLatest(db), { migrate: false })
       print(opts, { applied }, applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'database is up to date')
     })
 
@@ -169,25 +201,40 @@ export function buildCli() {
     .command('create')
     .description('create a company with its default catalogues, an admin user and one API key')
     .requiredOption('--name <name>', 'company name')
-    .requiredOption('--country <code>', 'ISO 3166 alpha-2 country code (DE, IT, ...)')
+    .requiredOption('--country <code>', 'ISO 3166-1 alpha-2 country code, any case (DE, it, ...)')
     .option('--timezone <iana>', 'IANA timezone (default by country: DE Europe/Berlin, IT Europe/Rome)')
     .requiredOption('--admin-email <email>', 'email of the admin user')
-    .option('--admin-password <password>', 'password of the admin user (settings page login, at least 8 characters)')
+    .addOption(
+      new Option('--admin-password <password>', 'password of the admin user (settings page login, at least 8 characters); without it or --admin-password-stdin a strong one is generated and printed once').conflicts(
+        'adminPasswordStdin'
+      )
+    )
+    .option('--admin-password-stdin', 'read the admin password from standard input instead (kept out of the process list and shell history)')
     .option('--admin-name <name>', 'full name of the admin user', 'Administrator')
-    .option('--json', 'print exactly one JSON object: {"companyId","adminUserId","apiKey"}')
-    .action(async (opts: Out & { name: string; country: string; timezone?: string; adminEmail: string; adminPassword?: string; adminName: string }) => {
-      const input = { ...opts, country: opts.country.toUpperCase() }
-      const errors = validateCompanyInput(input)
+    .option('--json', 'print exactly one JSON object: {"companyId","adminUserId","apiKey"}, plus "adminPassword" when it was generated')
+    .action(async (opts: Out & { name: string; country: string; timezone?: string; adminEmail: string; adminPassword?: string; adminPasswordStdin?: boolean; adminName: string }) => {
+      const { adminPasswordStdin, json, ...given } = opts
+      const generated = given.adminPassword === undefined && !adminPasswordStdin
+      const adminPassword = adminPasswordStdin ? await readPasswordFromStdin() : generated ? crypto.randomBytes(18).toString('base64url') : given.adminPassword!
+      const input = { ...given, country: countryCodeOf(given.country) ?? given.country, adminPassword }
+      const errors = load.companies().validateCompanyInput(input)
+      const passwordProblem = load.accounts().passwordError(adminPassword)
+      if (passwordProblem) errors.adminPassword = passwordProblem
       if (Object.keys(errors).length) fail('invalid company', opts, errors)
       const result = await withDatabase(async (db, app) => {
         const taken = await db('users').where({ emailNormalized: input.adminEmail.trim().toLowerCase() }).first()
         if (taken) fail('a user with this email already exists', opts, { adminEmail: 'already exists' })
-        return createCompany(db, app.get('appSecret'), input)
+        return load.companies().createCompany(db, app.get('appSecret'), input)
       })
       print(
         opts,
-        { companyId: result.companyId, adminUserId: result.adminUserId, apiKey: result.apiKey },
-        `company ${result.companyId} created\nadmin user: ${result.adminUserId}\nAPI key: ${result.apiKey}`
+        { companyId: result.companyId, adminUserId: result.adminUserId, apiKey: result.apiKey, ...(generated ? { adminPassword } : {}) },
+        [
+          `company ${result.companyId} created`,
+          `admin user: ${result.adminUserId}`,
+          `API key: ${result.apiKey}`,
+          ...(generated ? [`admin password: ${adminPassword}  (generated, shown only now; change it with \`crewclock user set-password\`)`] : [])
+        ].join('\n')
       )
     })
 
@@ -195,41 +242,46 @@ export function buildCli() {
   key
     .command('create')
     .description("create an API key acting as the company's first admin user")
-    .addOption(new Option('--company <id>', 'company id').argParser(positiveInt('company')).makeOptionMandatory())
+    .addOption(new Option('--company <id>', 'company id').argParser(positiveInt).makeOptionMandatory())
     .option('--name <name>', 'a label for the key')
-    .option('--scope <scope>', 'what the key may do, repeatable: <collection>:read or <collection>:write, * for every collection (default: *:write)', collect, [])
+    .addOption(
+      new Option('--scope <scope>', 'what the key may do, repeatable: <collection>:read or <collection>:write, * for every collection')
+        .argParser(collect)
+        .default([], '*:write')
+    )
     .option('--json', 'print exactly one JSON object: {"keyId","apiKey","scopes"}')
     .action(async (opts: Out & { company: number; name?: string; scope: string[] }) => {
       const created = await withDatabase(async (db, app) => {
         const scopes = opts.scope.length ? opts.scope : undefined
         if (scopes) {
+          const { scopeErrors, scopeCollections } = load.scopes()
           const errors = scopeErrors(scopes, scopeCollections(app.get('resources' as any) ?? []))
           const named = Object.entries(errors).map(([path, message]) => `"${scopes[Number(path.split('.')[1])]}" ${message}`)
           if (named.length) fail(`invalid --scope: ${named.join('; ')}`, opts, opts.json ? errors : undefined)
         }
         const admin = await db('users').join('roles', 'roles.id', 'users.roleId').where({ 'users.companyId': opts.company, 'roles.type': 'admin' }).whereNull('users.deactivatedAt').orderBy('users.id').first('users.id')
         if (!admin) fail(`company ${opts.company} does not exist or has no active admin user`, opts)
-        const key = await createApiKey(db, app.get('appSecret'), { companyId: opts.company, userId: admin.id, name: opts.name, scopes })
-        return { ...key, scopes: normalizeScopes(scopes ?? ['*:write']) }
+        const key = await load.apiKeys().createApiKey(db, app.get('appSecret'), { companyId: opts.company, userId: admin.id, name: opts.name, scopes })
+        return { ...key, scopes: load.scopes().normalizeScopes(scopes ?? ['*:write']) }
       })
       print(opts, { keyId: created.id, apiKey: created.key, scopes: created.scopes }, `key ${created.id}: ${created.key}\nscopes: ${created.scopes.join(' ')}`)
     })
   key
     .command('list')
     .description('list the API keys of a company (masked)')
-    .addOption(new Option('--company <id>', 'company id').argParser(positiveInt('company')).makeOptionMandatory())
+    .addOption(new Option('--company <id>', 'company id').argParser(positiveInt).makeOptionMandatory())
     .option('--json', 'machine-readable output')
     .action(async (opts: Out & { company: number }) => {
-      const keys = await withDatabase((db) => listApiKeys(db, opts.company))
+      const keys = await withDatabase((db) => load.apiKeys().listApiKeys(db, opts.company))
       print(opts, keys, keys.map((k) => `${k.id}\t${k.maskedKey}\t${k.name ?? ''}\t${k.scopes.join(',')}\t${k.revokedAt ? 'revoked ' + k.revokedAt : 'active'}`).join('\n') || 'no keys')
     })
   key
     .command('revoke')
     .description('revoke an API key: it answers 401 from now on')
-    .addOption(new Option('--key-id <id>', 'key id').argParser(positiveInt('key-id')).makeOptionMandatory())
+    .addOption(new Option('--key-id <id>', 'key id').argParser(positiveInt).makeOptionMandatory())
     .option('--json', 'machine-readable output')
     .action(async (opts: Out & { keyId: number }) => {
-      const revoked = await withDatabase((db) => revokeApiKey(db, opts.keyId))
+      const revoked = await withDatabase((db) => load.apiKeys().revokeApiKey(db, opts.keyId))
       if (!revoked) fail(`no active key with id ${opts.keyId}`, opts)
       print(opts, { keyId: opts.keyId, revoked: true }, `key ${opts.keyId} revoked`)
     })
@@ -238,7 +290,7 @@ export function buildCli() {
   user
     .command('create')
     .description('create a user of a company; an administrator needs a password (--password-stdin) to sign in to the settings page')
-    .addOption(new Option('--company <id>', 'company id').argParser(positiveInt('company')).makeOptionMandatory())
+    .addOption(new Option('--company <id>', 'company id').argParser(positiveInt).makeOptionMandatory())
     .requiredOption('--email <email>', 'email address (the login; unique across all companies)')
     .requiredOption('--full-name <name>', 'full name')
     .addOption(new Option('--role <type>', 'role type').choices([...ROLE_TYPES]).makeOptionMandatory())
@@ -248,9 +300,9 @@ export function buildCli() {
       if (opts.role === 'admin' && !opts.passwordStdin) fail('an administrator needs a password to sign in: pipe it in with --password-stdin', opts, { passwordStdin: 'is required for --role admin' })
       const password = opts.passwordStdin ? await readPasswordFromStdin() : null
       const input = { email: opts.email, fullName: opts.fullName, roleType: opts.role, password }
-      const errors = accountErrors(input)
+      const errors = load.accounts().accountErrors(input)
       if (Object.keys(errors).length) fail('invalid user', opts, errors)
-      const userId = await withDatabase((db) => createAccount(db, { companyId: opts.company, ...input }).catch((error) => failWith(error, opts)))
+      const userId = await withDatabase((db) => load.accounts().createAccount(db, { companyId: opts.company, ...input }).catch((error) => failWith(error, opts)))
       print(opts, { userId, companyId: opts.company, email: opts.email, roleType: opts.role }, `user ${userId} (${opts.role}) created in company ${opts.company}`)
     })
   user
@@ -262,12 +314,12 @@ export function buildCli() {
     .action(async (opts: Out & { email: string; passwordStdin?: boolean }) => {
       if (!opts.passwordStdin) fail('pipe the new password in with --password-stdin (it is never taken from the command line)', opts, { passwordStdin: 'is required' })
       const password = await readPasswordFromStdin()
-      const problem = passwordError(password)
+      const problem = load.accounts().passwordError(password)
       if (problem) fail('invalid password', opts, { password: problem })
       const userId = await withDatabase(async (db) => {
-        const found = await findUserByEmail(db, opts.email)
+        const found = await load.accounts().findUserByEmail(db, opts.email)
         if (!found) fail(`no user with email ${opts.email}`, opts)
-        await setPassword(db, found.id, password)
+        await load.accounts().setPassword(db, found.id, password)
         return found.id as number
       })
       print(opts, { userId, passwordSet: true }, `password of user ${userId} set; their settings sessions have ended`)
@@ -279,9 +331,9 @@ export function buildCli() {
     .option('--json', 'print exactly one JSON object: {"userId","deactivatedAt"}')
     .action(async (opts: Out & { email: string }) => {
       const row = await withDatabase(async (db) => {
-        const found = await findUserByEmail(db, opts.email)
+        const found = await load.accounts().findUserByEmail(db, opts.email)
         if (!found) fail(`no user with email ${opts.email}`, opts)
-        await deactivateAccount(db, found.companyId, found.id).catch((error) => failWith(error, opts))
+        await load.accounts().deactivateAccount(db, found.companyId, found.id).catch((error) => failWith(error, opts))
         return db('users').where({ id: found.id }).first('id', 'deactivatedAt')
       })
       const deactivatedAt = new Date(row.deactivatedAt).toISOString()

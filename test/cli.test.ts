@@ -5,7 +5,72 @@ import os from 'node:os'
 import path from 'node:path'
 import { forEachDatabase } from './support/harness'
 import { HttpClient } from './support/http'
-import { runCli, startServe, stopProcess } from './support/cli'
+import { ROOT, runCli, startServe, stopProcess } from './support/cli'
+
+describe('CLI without a database', () => {
+  const probe = path.join(ROOT, 'test', 'support', 'loaded-modules-probe.js')
+  /** The project's modules and the packages a run loaded, as test/support/loaded-modules-probe.js reports them on exit. */
+  const loadedBy = async (args: string[], env: Record<string, string> = {}) => {
+    const res = await runCli(args, { ...env, NODE_OPTIONS: `--require ${probe}` })
+    const line = res.stderr.split('\n').find((l) => l.startsWith('loaded-modules: '))
+    assert.ok(line, `the probe reported nothing:\n${res.stderr}`)
+    return { res, ...(JSON.parse(line.slice('loaded-modules: '.length)) as { sources: string[]; packages: string[] }) }
+  }
+
+  it('--help and refused options load neither the application nor its packages', async () => {
+    for (const args of [['--help'], ['company', 'create', '--help'], ['key', 'list', '--company', 'abc']]) {
+      const { res, sources, packages } = await loadedBy(args)
+      assert.ok(sources.includes('src/cli.ts'), `the probe saw the CLI: ${sources}`)
+      assert.deepEqual(sources.filter((file) => file.startsWith('src/') && !['src/cli.ts', 'src/companies/catalogues.ts', 'src/companies/country-codes.ts'].includes(file)), [], args.join(' '))
+      assert.deepEqual(packages.filter((name) => /^(@feathersjs\/|knex$|koa$|socket\.io$|pg$|better-sqlite3$|sqlite3$)/.test(name)), [], args.join(' '))
+      assert.equal(res.code, args.includes('--help') ? 0 : 2, res.stderr)
+    }
+    // The probe does see the application when a command needs it.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-probe-'))
+    try {
+      const { res, sources } = await loadedBy(['migrate', '--json'], { DATABASE_URL: `sqlite://${dir}/probe.sqlite`, DATA_DIR: dir })
+      assert.equal(res.code, 0, res.stderr)
+      assert.ok(sources.includes('src/app.ts'))
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('--help marks required options and documents the exit statuses', async () => {
+    const create = await runCli(['company', 'create', '--help'], {})
+    for (const option of ['--name <name>', '--country <code>', '--admin-email <email>']) {
+      assert.match(create.stdout, new RegExp(`${option}[^\n]*(\n {20,}[^\n]*)*\(required\)`), option)
+    }
+    const timezone = /--timezone[^]*?(?=\n  -)/.exec(create.stdout)?.[0] ?? ''
+    assert.doesNotMatch(timezone, /required/)
+    assert.match((await runCli(['key', 'create', '--help'], {})).stdout, /--company <id>\s+company id \(required\)/)
+    assert.match((await runCli(['user', 'create', '--help'], {})).stdout, /--role <type>\s+role type \(choices: "admin", "office", "worker"\)\s+\(required\)/)
+    const top = await runCli(['--help'], {})
+    assert.match(top.stdout, /Exit status:\n\s+0\s+done\n\s+2\s+bad input or refused[^]*\n\s+1\s+unexpected error/)
+  })
+
+  it('usage errors exit 2 and name the option or command', async () => {
+    const cases: [string[], RegExp][] = [
+      [['key', 'list', '--company', 'abc'], /--company <id>' argument 'abc' is invalid/],
+      [['key', 'list'], /required option '--company <id>' not specified/],
+      [['user', 'create', '--company', '1', '--email', 'a@b.test', '--full-name', 'A', '--role', 'boss'], /--role <type>' argument 'boss' is invalid/],
+      [['company', 'create', '--name', 'A', '--country', 'DE', '--admin-email', 'a@b.test', '--admin-password', 'long enough', '--admin-password-stdin'], /--admin-password <password>' cannot be used with option '--admin-password-stdin'/],
+      [['no-such-command'], /unknown command 'no-such-command'/],
+      [[], /Usage: crewclock/]
+    ]
+    for (const [args, message] of cases) {
+      const res = await runCli(args, {})
+      assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`)
+      assert.match(res.stderr, message)
+    }
+  })
+
+  it('an unexpected error exits 1', async () => {
+    const res = await runCli(['key', 'list', '--company', '1'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' })
+    assert.equal(res.code, 1, res.stderr)
+    assert.match(res.stderr, /crewclock: .*ECONNREFUSED/)
+  })
+})
 
 forEachDatabase('CLI', (suite) => {
   const env = () => ({ DATABASE_URL: suite.server().db.url, DATA_DIR: suite.server().app.get('dataDir') })
@@ -52,8 +117,35 @@ forEachDatabase('CLI', (suite) => {
     const res = await runCli(['company', 'create', '--name', 'X', '--country', 'Germany', '--admin-email', 'nope', '--timezone', 'Mars/Base', '--admin-password', 'short'], env())
     assert.equal(res.code, 2)
     for (const option of ['--country', '--admin-email', '--timezone', '--admin-password']) assert.match(res.stderr, new RegExp(option))
+    // Only the assigned ISO 3166-1 alpha-2 codes: not a reserved one (XX), a retired one (UK), a licence-plate letter (D).
+    for (const country of ['XX', 'UK', 'D']) {
+      const refused = await runCli(['company', 'create', '--name', 'X', '--country', country, '--admin-email', 'x@example.test', '--json'], env())
+      assert.equal(refused.code, 2, country)
+      assert.deepEqual(JSON.parse(refused.stdout).validationErrors, { country: 'must be an ISO 3166 alpha-2 country code such as DE or IT' })
+    }
     const after = await suite.server().knex('companies').count({ n: '*' }).first()
     assert.equal(Number(after?.n), Number(before?.n))
+  })
+
+  it('company create takes the country in any case and, without a password, generates one that signs in, printed once', async () => {
+    const address = `cli-gen-${Date.now()}@example.test`
+    const res = await runCli(['company', 'create', '--name', 'Generated', '--country', ' it ', '--admin-email', address, '--json'], env())
+    assert.equal(res.code, 0, res.stderr)
+    const out = JSON.parse(res.stdout)
+    assert.deepEqual(Object.keys(out).sort(), ['adminPassword', 'adminUserId', 'apiKey', 'companyId'])
+    assert.match(out.adminPassword, /^[A-Za-z0-9_-]{24}$/)
+    assert.equal((await suite.server().knex('companies').where({ id: out.companyId }).first()).country, 'IT')
+    const signedIn = await suite.server().http.post('/authentication', { strategy: 'local', email: address, password: out.adminPassword })
+    assert.equal(signedIn.status, 201, signedIn.text)
+
+    const text = await runCli(['company', 'create', '--name', 'Generated text', '--country', 'de', '--admin-email', `text-${address}`], env())
+    assert.equal(text.code, 0, text.stderr)
+    assert.equal(text.stdout.match(/^admin password: [A-Za-z0-9_-]{24} /gm)?.length, 1, text.stdout)
+
+    const piped = await runCli(['company', 'create', '--name', 'Piped', '--country', 'FR', '--admin-email', `piped-${address}`, '--admin-password-stdin', '--json'], env(), 'piped password\n')
+    assert.equal(piped.code, 0, piped.stderr)
+    assert.equal(JSON.parse(piped.stdout).adminPassword, undefined, 'a given password is never echoed')
+    assert.equal((await suite.server().http.post('/authentication', { strategy: 'local', email: `piped-${address}`, password: 'piped password' })).status, 201)
   })
 
   it('key create, list and revoke; a revoked key answers 401', async function () {
@@ -86,8 +178,8 @@ forEachDatabase('CLI', (suite) => {
     const missing = await runCli(['key', 'create', '--company', '99999999'], env())
     assert.equal(missing.code, 2)
     const bad = await runCli(['key', 'create', '--company', 'abc'], env())
-    assert.notEqual(bad.code, 0)
-    assert.match(bad.stderr, /--company must be a positive integer/)
+    assert.equal(bad.code, 2)
+    assert.match(bad.stderr, /--company <id>' argument 'abc' is invalid. It must be a positive integer/)
   })
 
   it('key create --scope (repeatable) stores the scopes; key list shows them; an invalid scope exits 2 naming it', async function () {

@@ -2,6 +2,7 @@ import bcrypt from 'bcryptjs'
 import type { Knex } from 'knex'
 import { createApiKey } from '../auth/api-keys'
 import * as catalogues from './catalogues'
+import { COUNTRY_CODES } from './country-codes'
 import { defaultWorkingTime } from '../timesheets/working-time'
 
 export interface CreateCompanyInput {
@@ -29,7 +30,7 @@ const isValidTimezone = (timezone: string) => {
 export function validateCompanyInput(input: CreateCompanyInput): Record<string, string> {
   const errors: Record<string, string> = {}
   if (!input.name?.trim() || input.name.length > 255) errors.name = 'is required (at most 255 characters)'
-  if (!/^[A-Z]{2}$/.test(input.country ?? '')) errors.country = 'must be an ISO 3166 alpha-2 code such as DE or IT'
+  if (!COUNTRY_CODES.has(input.country ?? '')) errors.country = 'must be an ISO 3166 alpha-2 country code such as DE or IT'
   if (input.timezone !== undefined && !isValidTimezone(input.timezone)) errors.timezone = 'must be an IANA timezone such as Europe/Berlin'
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.adminEmail ?? '')) errors.adminEmail = 'must be an email address'
   if (input.adminPassword !== undefined && input.adminPassword.length < 8) errors.adminPassword = 'must be at least 8 characters long'
