@@ -8,6 +8,7 @@ import { badRequest } from '../resources/validation'
 import { parseWorkingTime, WEEKDAYS, WorkingTimeModel } from '../timesheets/working-time'
 import { recomputeCompany } from '../timesheets/recompute'
 import { validateBodyWith } from './settings.hooks'
+import { COUNTRY_CODES } from '../companies/country-codes'
 
 const DayMinutes = (minimum = 0) => Type.Integer({ minimum, maximum: 1440 })
 
@@ -41,10 +42,8 @@ export interface CompanySettings {
   workingTime: WorkingTimeModel
 }
 
-// Regions ICU names that are not countries.
-const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'QO', 'ZZ'])
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' })
-export const isCountryCode = (code: string) => !NOT_COUNTRIES.has(code) && regionNames.of(code) !== undefined
+/** The same list the CLI checks (ICU also names retired and reserved codes such as UK, DD, XK). */
+export const isCountryCode = (code: string) => COUNTRY_CODES.has(code)
 
 /** An IANA name spelled as the time-zone database spells it (`europe/berlin` and `+01:00` are not). */
 export function isTimezone(name: string) {

@@ -245,6 +245,7 @@ forEachDatabase('settings endpoints', (suite) => {
         [{ country: 'XX' }, 'country'],
         [{ country: 'de' }, 'country'],
         [{ country: 'DEU' }, 'country'],
+        [{ country: 'UK' }, 'country'], // reserved, not assigned: the United Kingdom is GB
         [{ timezone: 'Mars/Olympus' }, 'timezone'],
         [{ timezone: 'europe/berlin' }, 'timezone'],
         [{ timezone: '+01:00' }, 'timezone'],
