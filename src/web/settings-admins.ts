@@ -1,3 +1,4 @@
+import type { AdminItem } from '../settings/admins'
 import { byId, formatDateTime, h } from './dom'
 
 /**
@@ -6,14 +7,8 @@ import { byId, formatDateTime, h } from './dom'
  * password. A password change and deactivating oneself end this session: the page signs out.
  */
 
-export interface Admin {
-  id: number
-  fullName: string
-  email: string
-  createdAt: string
-  deactivatedAt: string | null
-  isCurrentUser: boolean
-}
+/** As the settings endpoint answers it (the type only: nothing of the server is bundled). */
+type Admin = AdminItem
 
 export interface AdminsPage {
   api: <T>(method: string, path: string, body?: unknown) => Promise<T>
