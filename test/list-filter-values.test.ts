@@ -73,6 +73,31 @@ forEachDatabase('list filter values', (suite) => {
     }
   })
 
+  it('refuses numbers written other than in plain decimal, once per parameter, and hints at null only where null means something', async () => {
+    for (const value of ['0x10', '1e3', '+1', ' 5', '1,5', 'Infinity']) {
+      const res = await a.api.get('/v1/assignments', { customerId: value })
+      assert.equal(res.status, 400, `customerId=${value}: ${res.text}`)
+      assert.deepEqual(res.body.data.validationErrors, { customerId: 'must be a decimal number' })
+    }
+    for (const [query, param] of [[{ page: ' ' }, 'page'], [{ size: '0x5' }, 'size'], [{ 'id[$gte]': '1e2' }, 'id[$gte]']] as const) {
+      const res = await a.api.get('/v1/assignments', query)
+      assert.equal(res.status, 400, res.text)
+      assert.deepEqual(Object.keys(res.body.data.validationErrors), [param])
+    }
+    const byUser = await a.api.get('/v1/time-sheet-days/by-user', { userId: '0x1', day: '2026-11-02' })
+    assert.equal(byUser.status, 400)
+    assert.deepEqual(byUser.body.data.validationErrors, { userId: 'must be a decimal integer' })
+    // One entry for one mistake, and the null hint only where null is a value of the field.
+    const emptyIn = await a.api.get('/v1/assignments', { 'customerId[$in]': '' })
+    assert.equal(emptyIn.status, 400)
+    assert.equal(Object.keys(emptyIn.body.data.validationErrors).length, 1, emptyIn.text)
+    const size = await a.api.get('/v1/assignments', { size: '' })
+    assert.deepEqual(size.body.data.validationErrors, { size: 'must not be empty' })
+    const nullable = await a.api.get('/v1/assignments', { projectId: '' })
+    assert.match(nullable.body.data.validationErrors.projectId, /send `null`/)
+    assert.equal((await a.api.get('/v1/assignments', { customerId: '1', 'id[$gte]': '2', size: '20' })).status, 200)
+  })
+
   it('still reads customerId=null as "without a customer"', async () => {
     const res = await a.api.get('/v1/assignments', { customerId: 'null' })
     assert.equal(res.status, 200, res.text)

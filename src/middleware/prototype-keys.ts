@@ -1,7 +1,7 @@
 import { NotFound } from '@feathersjs/errors'
 import type { Context, Next } from 'koa'
 import type { Application } from '../declarations'
-import { badRequest } from '../resources/validation'
+import { badRequest, invalidPathId } from '../resources/validation'
 import { ackOf, SocketPacket } from './methods'
 
 /**
@@ -31,7 +31,7 @@ export const guardPrototypePathSegments = (app: Application) => async (ctx: Cont
   const param = found && Object.keys(found.params).find((name) => found.params[name] === PROBE)
   if (!param) throw new NotFound(`Path ${ctx.path} not found`)
   const name = param === '__id' ? ((found.service as any).resource?.idParam ?? 'id') : param
-  throw badRequest(`Invalid path parameter ${name}`, { [name]: 'must be an integer id (1..2147483647)' })
+  throw invalidPathId(name)
 }
 
 /** `?__proto__[x]=1`, `?toString=1`: unknown parameters like any other (400 naming them), not silently ignored. */

@@ -4,8 +4,7 @@ import type { TObject } from '@feathersjs/typebox'
 import type { HookContext, NextFunction, Params } from '../declarations'
 import type { Resource } from './define-resource'
 import { parseListQuery } from './query'
-import { badRequest, BodyErrorsSlot, checkBody, notAnObject } from './validation'
-import { INT32_MAX } from './types'
+import { badRequest, BodyErrorsSlot, checkBody, notAnObject, pathId } from './validation'
 import { allows, Access } from '../auth/scopes'
 import { INVALID_API_KEY } from '../auth/authentication'
 
@@ -71,12 +70,7 @@ export const requireScope =
 
 export const parsePathId = (resource: Resource) => async (context: HookContext) => {
   if (context.id === undefined || context.id === null) return
-  const raw = String(context.id)
-  const id = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN
-  if (!Number.isInteger(id) || id < 1 || id > INT32_MAX) {
-    throw badRequest(`Invalid path parameter ${resource.idParam}`, { [resource.idParam]: 'must be an integer id (1..2147483647)' })
-  }
-  context.id = id
+  context.id = pathId(context.id, resource.idParam)
 }
 
 export const validateQuery = (resource: Resource, querySchema: TObject) => async (context: HookContext) => {

@@ -131,18 +131,28 @@ function likePatternErrors(resource: Resource, query: Row): Record<string, strin
 }
 
 /**
- * Empty values (`?customerId=`, `?startsAt[$gte]=`, `?page=`), which the coercing validator would
- * read as null or 0: a mistake of the client, never a filter (`null` is sent as `null`). Keys are
- * query paths (`customerId.$eq`).
+ * Values the coercing validator would read loosely: an empty text (`?customerId=` → null or 0) and
+ * numbers written otherwise than in plain decimal (`0x10`, `1e3`, `+1`, ` 5` would all pass as
+ * numbers). Both are the client's mistake, never a filter. Keys are query paths (`customerId.$eq`).
+ * Only where `null` is a meaningful value does the message say how to send it.
  */
-function emptyValueErrors(query: Row): Record<string, string> {
+function looseValueErrors(resource: Resource, query: Row): Record<string, string> {
   const errors: Record<string, string> = {}
-  const visit = (value: unknown, path: string) => {
-    if (value === '') errors[path] = 'must not be empty (send `null` for records without a value)'
-    else if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${path}.${index}`))
-    else if (isPlainObject(value)) for (const [key, item] of Object.entries(value)) visit(item, `${path}.${key}`)
+  const numeric = (key: string) =>
+    key === 'page' || key === 'size' || (Object.hasOwn(resource.fields, key) && resource.filters.includes(key) && filterKind(resource.fields[key].schema) === 'number')
+  const visit = (value: unknown, path: string, key: string, op?: string) => {
+    if (value === '') {
+      const nullable = op !== undefined && ['$eq', '$ne', '$in', '$nin'].includes(op) && resource.fields[key]?.nullable
+      errors[path] = nullable ? 'must not be empty (send `null` for records without a value)' : 'must not be empty'
+    } else if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${path}.${index}`, key, op))
+    else if (isPlainObject(value)) for (const [inner, item] of Object.entries(value)) visit(item, `${path}.${inner}`, key, op ?? inner)
+    else if (typeof value === 'string' && value !== 'null' && numeric(key) && !/^-?\d+(\.\d+)?$/.test(value)) errors[path] = 'must be a decimal number'
   }
-  for (const [key, value] of Object.entries(query)) visit(value, key)
+  for (const [key, value] of Object.entries(query)) {
+    if (key === '$sort') {
+      if (isPlainObject(value)) for (const [field, order] of Object.entries(value)) visit(order, `$sort.${field}`, '$sort')
+    } else visit(value, key, key)
+  }
   return errors
 }
 
@@ -164,7 +174,7 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
     }
   }
   // Before validation: the validator coerces in place ('' → null or 0).
-  const empty = emptyValueErrors(query)
+  const empty = looseValueErrors(resource, query)
   const validate = compile(queryAjv, schema)
   const valid = validate(query)
   const nul = { ...nulCharacterErrors(query), ...(valid ? likePatternErrors(resource, query) : {}), ...empty }
@@ -176,8 +186,10 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
       if (parts[0] === '$sort') return `is not a sortable field of ${resource.path}`
       return `is not a supported operator for ${parts[0]}`
     })
-    // The emptiness is the client's mistake; what the validator made of the empty text is not.
-    throw badRequest('Invalid query', Object.fromEntries(Object.entries({ ...nul, ...errors, ...empty }).map(([k, v]) => [queryPath(k), v])))
+    // The loose value is the client's mistake; what the validator made of it (below it) is not.
+    const reported = Object.keys(empty)
+    const own = Object.entries(errors).filter(([path]) => !reported.some((e) => path === e || path.startsWith(`${e}.`) || e.startsWith(`${path}.`)))
+    throw badRequest('Invalid query', Object.fromEntries(Object.entries({ ...nul, ...Object.fromEntries(own), ...empty }).map(([k, v]) => [queryPath(k), v])))
   }
   const where: Row = {}
   for (const name of resource.filters) {

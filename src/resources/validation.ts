@@ -4,7 +4,7 @@ import { BadRequest } from '@feathersjs/errors'
 import type { TSchema } from '@feathersjs/typebox'
 import { fullFormats } from 'ajv-formats/dist/formats'
 import type { Resource, Row, ValidationErrors } from './define-resource'
-import { EARLIEST_DATE, EARLIEST_INSTANT, LATEST_DATE, LATEST_INSTANT } from './types'
+import { EARLIEST_DATE, EARLIEST_INSTANT, INT32_MAX, LATEST_DATE, LATEST_INSTANT } from './types'
 
 const EARLIEST_MS = Date.parse(EARLIEST_INSTANT)
 const LATEST_MS = Date.parse(LATEST_INSTANT)
@@ -131,12 +131,24 @@ export function collectErrors(errors: ErrorObject[] | null | undefined, unknownM
 export const notAnObject = () => new BadRequest('The body must be a JSON object', { validationErrors: { '': 'must be a JSON object' } })
 
 export function badRequest(message: string, validationErrors: ValidationErrors): BadRequest {
-  const summary = Object.entries(validationErrors)
+  const entries = Object.entries(validationErrors)
+  const more = entries.length > 5 ? `; and ${entries.length - 5} more (see data.validationErrors)` : ''
+  const summary = entries
     .slice(0, 5)
     .map(([k, v]) => `${k} ${v}`)
     .join('; ')
-  return new BadRequest(`${message}: ${summary}`, { validationErrors })
+  return new BadRequest(`${message}: ${summary}${more}`, { validationErrors })
 }
+
+/** A path id (CONTRACT §3): an integer in int32 range, else 400 naming the parameter. */
+export function pathId(raw: unknown, name: string): number {
+  const text = String(raw ?? '')
+  const id = /^\d{1,10}$/.test(text) ? Number(text) : NaN
+  if (!(id >= 1 && id <= INT32_MAX)) throw invalidPathId(name)
+  return id
+}
+
+export const invalidPathId = (name: string) => badRequest('Invalid path parameter', { [name]: 'must be an integer id (1..2147483647)' })
 
 /**
  * Compiles once per schema `$id` (every app instance in a process declares the same

@@ -2,8 +2,7 @@ import { authenticate } from '@feathersjs/authentication'
 import { NotAuthenticated } from '@feathersjs/errors'
 import type { TSchema } from '@feathersjs/typebox'
 import type { HookContext, NextFunction } from '../declarations'
-import { badRequest, bodyAjv, collectErrors, compile } from '../resources/validation'
-import { INT32_MAX } from '../resources/types'
+import { badRequest, bodyAjv, collectErrors, compile, pathId } from '../resources/validation'
 
 /**
  * The settings endpoints answer only to the token of an admin's email + password login: an API
@@ -36,10 +35,7 @@ export const noQuery = async (context: HookContext) => {
 /** Path ids as in /v1: an integer in int32 range, else 400 naming the parameter. */
 export const parseId = (name: string) => async (context: HookContext) => {
   if (context.id === undefined || context.id === null) return
-  const raw = String(context.id)
-  const id = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN
-  if (!(id >= 1 && id <= INT32_MAX)) throw badRequest(`Invalid path parameter ${name}`, { [name]: 'must be an integer id (1..2147483647)' })
-  context.id = id
+  context.id = pathId(context.id, name)
 }
 
 /** Validates a write body against a strict schema, with the field paths /v1 uses. */

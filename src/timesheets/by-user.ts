@@ -54,9 +54,13 @@ export function periodErrors(param: string, value: Day, zone: string, rule?: ByU
 
 function parseQuery(spec: ByUserSpec, schema: TObject, raw: unknown): { userId: number; value: Day } {
   const query = { ...((raw ?? {}) as Record<string, unknown>) }
-  // `?userId=` would be coerced to 0 (or a missing day): an empty value is the client's mistake.
-  const empty = Object.fromEntries(Object.keys(query).filter((key) => query[key] === '').map((key) => [key, 'must not be empty']))
-  if (Object.keys(empty).length > 0) throw badRequest('Invalid query', empty)
+  // `?userId=` would be coerced to 0, `userId=0x10` to 16: loose values are the client's mistake.
+  const loose = Object.fromEntries(
+    Object.keys(query).flatMap((key) =>
+      query[key] === '' ? [[key, 'must not be empty']] : key === 'userId' && typeof query[key] === 'string' && !/^\d+$/.test(query[key] as string) ? [[key, 'must be a decimal integer']] : []
+    )
+  )
+  if (Object.keys(loose).length > 0) throw badRequest('Invalid query', loose)
   const validate = compile(queryAjv, schema)
   const valid = validate(query)
   const nul = nulCharacterErrors(query)

@@ -2,8 +2,7 @@ import { NotFound } from '@feathersjs/errors'
 import type { HookContext, NextFunction } from '../../declarations'
 import type { Row } from '../../resources/define-resource'
 import { filterKind } from '../../resources/query'
-import { INT32_MAX } from '../../resources/types'
-import { badRequest, validateBody } from '../../resources/validation'
+import { badRequest, pathId, validateBody } from '../../resources/validation'
 import { validateData } from '../../resources/hooks'
 import { storageOf } from '../../storage'
 import { uploadResource, UploadParams, UploadParent } from './uploads.schema'
@@ -16,11 +15,7 @@ import { trxOf } from '../assignments/work-order-rules'
 export const resolveParent = (parent: UploadParent) => async (context: HookContext) => {
   // The service re-reads a written record through its own hooked `get`, inside the write's transaction.
   if ((context.params as UploadParams).uploadParent) return
-  const raw = String(context.params.route?.[parent.field] ?? '')
-  const id = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN
-  if (!(id >= 1 && id <= INT32_MAX)) {
-    throw badRequest(`Invalid path parameter ${parent.field}`, { [parent.field]: 'must be an integer id (1..2147483647)' })
-  }
+  const id = pathId(context.params.route?.[parent.field], parent.field)
   const found = await trxOf(context)(parent.table).where({ companyId: context.params.company!.id, id }).first('id')
   if (!found) throw new NotFound(`No ${parent.entity} with id ${id}`)
   ;(context.params as UploadParams).uploadParent = { field: parent.field, id }
