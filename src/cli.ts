@@ -309,10 +309,10 @@ export function buildCli() {
     .command('set-password')
     .description("set a user's password (read from standard input); ends the user's settings-page sessions")
     .requiredOption('--email <email>', 'email address of the user')
-    .option('--password-stdin', 'read the new password (at least 8 characters) from standard input')
+    // Required: a password is never taken from the command line (process list, shell history).
+    .addOption(new Option('--password-stdin', 'read the new password (at least 8 characters) from standard input').makeOptionMandatory())
     .option('--json', 'print exactly one JSON object: {"userId","passwordSet":true}')
     .action(async (opts: Out & { email: string; passwordStdin?: boolean }) => {
-      if (!opts.passwordStdin) fail('pipe the new password in with --password-stdin (it is never taken from the command line)', opts, { passwordStdin: 'is required' })
       const password = await readPasswordFromStdin()
       const problem = load.accounts().passwordError(password)
       if (problem) fail('invalid password', opts, { password: problem })

@@ -224,7 +224,10 @@ forEachDatabase('CLI', (suite) => {
       const create = await runCli(['user', 'create', '--help'], env())
       for (const option of ['--company', '--email', '--full-name', '--role', '--password-stdin', '--json']) assert.match(create.stdout, new RegExp(option))
       assert.match(create.stdout, /admin.*office.*worker/)
-      assert.match((await runCli(['user', 'set-password', '--help'], env())).stdout, /--password-stdin/)
+      assert.match((await runCli(['user', 'set-password', '--help'], env())).stdout, /--password-stdin\s[^-]*\(required\)/)
+      const withoutStdin = await runCli(['user', 'set-password', '--email', 'nobody@crew.test'], env())
+      assert.equal(withoutStdin.code, 2)
+      assert.match(withoutStdin.stderr, /--password-stdin/)
       assert.match((await runCli(['user', 'deactivate', '--help'], env())).stdout, /last active admin/)
     })
 
