@@ -96,7 +96,8 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.use(noPostOnItems(app))
   app.use(requireJsonBody)
   app.use(acceptContentEncoding)
-  app.use(bodyParser({ jsonLimit: '1mb', jsonStrict: true, multipart: false, urlencoded: false, text: false, onError: (error: Error) => { throw error } } as any))
+  // Every JSON media type the body check accepts (`application/json`, `application/merge-patch+json`, ...) is parsed as JSON.
+  app.use(bodyParser({ jsonLimit: '1mb', jsonStrict: true, jsonTypes: ['application/json', '+json'], multipart: false, urlencoded: false, text: false, onError: (error: Error) => { throw error } } as any))
   app.configure(rest())
   // connectTimeout: a connection that never even joins the namespace is closed by the same deadline as one that never authenticates.
   app.configure(

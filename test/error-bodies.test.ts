@@ -114,5 +114,15 @@ forEachDatabase('error bodies', (suite) => {
       const malformed = await a.api.post('/v1/customers', undefined, { raw: '{"companyName": ', headers: { 'content-type': 'application/json' } })
       assert.equal(malformed.body.message, 'Malformed JSON body')
     })
+
+    it('parses every JSON media type it accepts (merge-patch+json, problem+json, charset)', async () => {
+      for (const type of ['application/merge-patch+json', 'application/problem+json', 'application/json; charset=utf-8', 'application/vnd.api+json']) {
+        const created = await a.api.post('/v1/customers', undefined, { raw: JSON.stringify({ companyName: `Typed ${type}` }), headers: { 'content-type': type } })
+        assert.equal(created.status, 201, `${type}: ${created.text}`)
+        const patched = await a.api.patch(`/v1/customers/${created.body.id}`, undefined, { raw: '{"number":"CT-1"}', headers: { 'content-type': type } })
+        assert.equal(patched.status, 200, `${type}: ${patched.text}`)
+        assert.equal(patched.body.number, 'CT-1')
+      }
+    })
   })
 })
