@@ -107,6 +107,74 @@ forEachDatabase('error messages', (suite) => {
     })
   })
 
+  describe('one 400 names every offending field even when a rule needs a field that is invalid or missing', () => {
+    const keysOf = async (path: string, body: Record<string, unknown>) => {
+      const res = await a.api.post(path, body)
+      assert.equal(res.status, 400, res.text)
+      return Object.keys(res.body.data.validationErrors).sort()
+    }
+    let userId: number
+    let assignmentId: number
+    before(async () => {
+      userId = await f.newUser(a)
+      const customer = await created('/v1/customers', { companyName: 'Partial bodies' })
+      assignmentId = (await created('/v1/assignments', { name: 'partial', customerId: customer.id })).id
+    })
+
+    it('time entries: the span is checked without a valid typeId', async () => {
+      const span = { userId, startsAt: '2026-06-12T07:00:00Z', endsAt: '2026-06-12T06:00:00Z' }
+      assert.deepEqual(await keysOf('/v1/time-entries', { typeId: 'x', ...span }), ['endsAt', 'typeId'])
+      assert.deepEqual(await keysOf('/v1/time-entries', span), ['endsAt', 'typeId'])
+      assert.deepEqual(await keysOf('/v1/time-entries', { typeId: 2147483000, ...span }), ['endsAt', 'typeId'])
+      assert.deepEqual(await keysOf('/v1/time-entries', { typeId: types.work, ...span, userId: 'x' }), ['endsAt', 'userId'])
+    })
+
+    it('user absences: the span and the decisions are checked without a valid typeId', async () => {
+      const body = { userId, startsAt: '2026-05-12T00:00:00Z', endsAt: '2026-05-11T00:00:00Z', approvedAt: '2026-05-01T00:00:00Z', declinedAt: '2026-05-01T00:00:00Z' }
+      assert.deepEqual(await keysOf('/v1/user-absences', { typeId: 'x', ...body }), ['declinedAt', 'endsAt', 'typeId'])
+      assert.deepEqual(await keysOf('/v1/user-absences', body), ['declinedAt', 'endsAt', 'typeId'])
+      assert.deepEqual(await keysOf('/v1/user-absences', { typeId: 2147483000, ...body }), ['declinedAt', 'endsAt', 'typeId'])
+      assert.deepEqual(await keysOf('/v1/user-absences', { typeId: types.vacation, ...body, userId: 'x' }), ['declinedAt', 'endsAt', 'userId'])
+    })
+
+    it('assignment events: the span is checked without a valid assignmentId or typeId', async () => {
+      const span = { startsAt: '2026-11-20T15:00:00Z', endsAt: '2026-11-20T07:00:00Z' }
+      assert.deepEqual(await keysOf('/v1/assignment-events', { assignmentId: 'x', typeId: assignmentTypeId, ...span, groupId: 9999 }), ['assignmentId', 'endsAt', 'groupId'])
+      assert.deepEqual(await keysOf('/v1/assignment-events', { typeId: assignmentTypeId, ...span }), ['assignmentId', 'endsAt'])
+      assert.deepEqual(await keysOf('/v1/assignment-events', { assignmentId, typeId: 'x', ...span }), ['endsAt', 'typeId'])
+      // A group is not "of another assignment" when the assignment is not known.
+      const group = await created('/v1/assignment-event-groups', { assignmentId })
+      assert.deepEqual(await keysOf('/v1/assignment-events', { assignmentId: 'x', typeId: assignmentTypeId, ...span, groupId: group.id }), ['assignmentId', 'endsAt'])
+      assert.deepEqual(await keysOf('/v1/assignment-events', { assignmentId: 'x', typeId: assignmentTypeId, ...span, addressDestination: 'assignment' }), ['assignmentId', 'endsAt'])
+    })
+
+    it('assignment event groups: a missing group type is reported without a valid assignmentId', async () => {
+      const b = await suite.company()
+      await suite.server().knex('assignmentEventGroupTypes').where({ companyId: b.id }).update({ deactivatedAt: new Date().toISOString() })
+      const res = await b.api.post('/v1/assignment-event-groups', { assignmentId: 'x' })
+      assert.equal(res.status, 400, res.text)
+      assert.deepEqual(Object.keys(res.body.data.validationErrors).sort(), ['assignmentId', 'typeId'])
+      const missing = await b.api.post('/v1/assignment-event-groups', {})
+      assert.deepEqual(Object.keys(missing.body.data.validationErrors).sort(), ['assignmentId', 'typeId'])
+    })
+
+    it('time sheet days: the overrides are checked without a valid userId or day', async () => {
+      const overrides = { startsAt: '2026-06-21T07:00:00Z', endsAt: '2026-06-19T07:00:00Z' }
+      assert.deepEqual(await keysOf('/v1/time-sheet-days', { userId: 'x', day: '2026-06-20', ...overrides }), ['endsAt', 'startsAt', 'userId'])
+      assert.deepEqual(await keysOf('/v1/time-sheet-days', { day: '2026-06-20', ...overrides }), ['endsAt', 'startsAt', 'userId'])
+      assert.deepEqual(await keysOf('/v1/time-sheet-days', { userId: 2147483000, day: '2026-06-20', ...overrides }), ['endsAt', 'startsAt', 'userId'])
+      assert.deepEqual(await keysOf('/v1/time-sheet-days', { userId, ...overrides }), ['day', 'endsAt'])
+      assert.deepEqual(await keysOf('/v1/time-sheet-days', { userId, day: 'x', ...overrides }), ['day', 'endsAt'])
+      assert.deepEqual(await keysOf('/v1/time-sheet-days', { userId, day: '1999-12-31', ...overrides }), ['day', 'endsAt'])
+    })
+
+    it('users: a too long password is reported with an invalid field even when the key may not create an admin', async () => {
+      const roles = Object.fromEntries((await a.api.get('/v1/roles')).body.items.map((r: any) => [r.type, r.id]))
+      const password = 'ä'.repeat(40)
+      assert.deepEqual(await keysOf('/v1/users', { fullName: 'Mallory', email: 'not an email', roleId: roles.admin, password }), ['email', 'password'])
+    })
+  })
+
   describe('409 on delete names what still references the record', () => {
     it('a customer and a project referenced by assignments', async () => {
       const customer = await created('/v1/customers', { companyName: 'Referenced' })

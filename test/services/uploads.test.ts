@@ -263,6 +263,12 @@ forEachDatabase('uploads', (suite) => {
     assert.equal(onItem.status, 405)
     const json = await a.api.post(base, { description: 'not multipart' })
     assert.equal(json.status, 415)
+    // One 400 names the file, the fields the schema refuses and the references together.
+    const all = await upload(a, `/v1/assignments/${assignmentA}`, form(undefined, { mimeType: 'text/html', categoryId: '2147483000' }))
+    assert.equal(all.status, 400)
+    assert.deepEqual(Object.keys(all.body.data.validationErrors).sort(), ['categoryId', 'file', 'mimeType'])
+    const badReference = await upload(a, `/v1/assignments/${assignmentA}`, png('x.png', { mimeType: 'text/html', categoryId: '2147483000' }))
+    assert.deepEqual(Object.keys(badReference.body.data.validationErrors).sort(), ['categoryId', 'mimeType'])
     const unknown = await upload(a, `/v1/assignments/${assignmentA}`, png('x.png', { mimeType: 'text/html' }))
     assert.equal(unknown.status, 400)
     assert.equal(unknown.body.data.validationErrors.mimeType, 'is read-only')

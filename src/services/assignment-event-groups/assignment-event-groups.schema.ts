@@ -34,7 +34,8 @@ export const assignmentEventGroupResource = defineResource({
     refuseClearing(write, ['typeId', 'order'], errors)
     await defaultFromCatalogue(write, 'typeId', 'assignment_event_group_types', errors)
     const { data, method, companyId, context } = write
-    if (method === 'create' && (data.order === undefined || data.order === null)) {
+    // An invalid or missing assignmentId is the schema's 400: no order is looked up with it.
+    if (method === 'create' && (data.order === undefined || data.order === null) && data.assignmentId !== undefined) {
       data.order = await nextOrder(trxOf(context), 'assignment_event_groups', { companyId, assignmentId: data.assignmentId })
     }
     return errors

@@ -23,9 +23,14 @@ function resolveCompletion(value: unknown, existing: unknown): string | null {
   return new Date(value as string).toISOString()
 }
 
+/** Whether an address line names the assignment's (or its customer's) address. */
+const namesAssignment = (value: unknown) => typeof value === 'string' && ['assignment', 'customer'].includes(value.trim().toLowerCase())
+
 async function resolveAddresses(write: WriteContext, assignmentId: number | undefined, errors: ValidationErrors) {
   for (const field of ADDRESS_FIELDS) {
     if (write.data[field] === undefined) continue
+    // Without a valid assignmentId (the schema's 400) there is no assignment to take the address from.
+    if (assignmentId === undefined && namesAssignment(write.data[field])) continue
     try {
       write.data[field] = await resolveAddress(write.data[field], { trx: trxOf(write.context), companyId: write.companyId, assignmentId })
     } catch (error) {
@@ -37,17 +42,18 @@ async function resolveAddresses(write: WriteContext, assignmentId: number | unde
 /** Defaults of a new event: the type's name, and after the assignment's last event. */
 async function applyDefaults({ data, companyId, context }: WriteContext) {
   const trx = trxOf(context)
-  if (data.name === undefined || data.name === null) {
+  // An invalid or missing typeId or assignmentId is the schema's 400: no default is looked up with it.
+  if ((data.name === undefined || data.name === null) && data.typeId !== undefined) {
     data.name = (await trx('assignmentEventTypes').where({ companyId, id: data.typeId }).first('name'))?.name
   }
-  if (data.order === undefined || data.order === null) {
+  if ((data.order === undefined || data.order === null) && data.assignmentId !== undefined) {
     data.order = await nextOrder(trx, 'assignment_events', { companyId, assignmentId: data.assignmentId })
   }
 }
 
-async function checkGroup(write: WriteContext, assignmentId: number, errors: ValidationErrors) {
+async function checkGroup(write: WriteContext, assignmentId: number | undefined, errors: ValidationErrors) {
   const groupId = write.data.groupId
-  if (groupId === undefined || groupId === null) return
+  if (groupId === undefined || groupId === null || assignmentId === undefined) return
   const group = await trxOf(write.context)('assignmentEventGroups').where({ companyId: write.companyId, id: groupId }).first('assignmentId')
   if (group && Number(group.assignmentId) !== assignmentId) errors.groupId = `must be a group of the event's assignment (${assignmentId})`
 }
@@ -129,7 +135,9 @@ export const assignmentEventResource = defineResource({
   async beforeWrite(write) {
     const { data, existing, method } = write
     const errors: ValidationErrors = {}
-    const assignmentId = Number(existing?.assignmentId ?? data.assignmentId)
+    // Undefined when the body's assignmentId is invalid or missing (the schema reports it).
+    const stored = existing?.assignmentId ?? data.assignmentId
+    const assignmentId = stored === undefined ? undefined : Number(stored)
     refuseClearing(write, ['name', 'order'], errors)
     if (method === 'create') await applyDefaults(write)
     for (const flag of ['isAllDay', 'isOutward']) if (data[flag] === null || (method === 'create' && data[flag] === undefined)) data[flag] = false

@@ -35,6 +35,8 @@ const given = (value: unknown) => value !== undefined && value !== null
 async function checkAssignment({ data, companyId, context }: WriteContext): Promise<ValidationErrors> {
   const trx = trxOf(context)
   const errors: ValidationErrors = {}
+  // An invalid or missing typeId is the schema's 400; the span is still checked.
+  if (data.typeId === undefined) return errors
   const type = await trx('time_entry_types').where({ id: data.typeId, companyId }).first('isUnassigned', 'eventTypeId')
   if (!type) return errors // the reference check reports it
   if (type.isUnassigned) {

@@ -57,10 +57,10 @@ function assertFieldsEditable(data: Row, raw: Row, from: SheetStatus, to: SheetS
   })
 }
 
-/** An overridden start must lie on the day; the end must not be before the start. */
-function overrideErrors(data: Row, raw: Row | undefined, day: Day, zone: string): ValidationErrors {
+/** An overridden start must lie on the day (when the day is valid); the end must not be before the start. */
+function overrideErrors(data: Row, raw: Row | undefined, day: Day | undefined, zone: string): ValidationErrors {
   const errors: ValidationErrors = {}
-  if (typeof data.startsAt === 'string' && calendarDay(data.startsAt, zone) !== day) errors.startsAt = `must be on ${day} (company timezone ${zone})`
+  if (day !== undefined && typeof data.startsAt === 'string' && calendarDay(data.startsAt, zone) !== day) errors.startsAt = `must be on ${day} (company timezone ${zone})`
   const start = data.startsAt !== undefined ? data.startsAt : raw?.startsAt
   const end = data.endsAt !== undefined ? data.endsAt : raw?.endsAt
   if (start && end && millis(end) < millis(start)) errors[data.endsAt !== undefined ? 'endsAt' : 'startsAt'] = data.endsAt !== undefined ? 'must not be before startsAt' : 'must not be after endsAt'
@@ -84,14 +84,16 @@ export async function checkTimeSheetDay(write: WriteContext): Promise<Validation
   const trx = trxOf(context)
   const zone = context.params.company!.timezone
   const raw: Row | undefined = existing ? await trx(DAY_TABLE).where({ id: existing.id, companyId }).first() : undefined
+  // On create, an invalid or missing userId or day is the schema's 400 and undefined here.
   const userId = Number(raw?.userId ?? data.userId)
-  const day: Day = raw ? dayOf(raw.day) : data.day
-  if (!raw) {
-    const errors = periodErrors('day', day, zone)
-    if (errors) return errors
-    // A user of another company is the reference check's 400.
-    if (!(await trx('users').where({ id: userId, companyId }).first('id'))) return
-  }
+  const day: Day | undefined = raw ? dayOf(raw.day) : data.day
+  // The field checks first, all together: they need no user, and only startsAt's needs a valid day.
+  const dayErrors = raw || day === undefined ? undefined : periodErrors('day', day, zone)
+  const errors = { ...dayErrors, ...overrideErrors(data, raw, dayErrors ? undefined : day, zone) }
+  if (Object.keys(errors).length > 0) return errors
+  if (day === undefined || Number.isNaN(userId)) return // the schema's 400
+  // A user of another company is the reference check's 400.
+  if (!raw && !(await trx('users').where({ id: userId, companyId }).first('id'))) return
   await lockUserTime(trx, { companyId, userId })
   if (!raw && (await trx(DAY_TABLE).where({ companyId, userId, day }).first('id'))) {
     throw new Conflict(`User ${userId} already has a time sheet day for ${day}; change it with PATCH`, { validationErrors: { day: 'already has a time sheet day of this user' } })
@@ -100,8 +102,6 @@ export async function checkTimeSheetDay(write: WriteContext): Promise<Validation
   const to = (data.status ?? from) as SheetStatus
   assertMove(DAY_MOVES, 'time sheet day', from, to)
   if (raw) assertFieldsEditable(data, raw, from, to)
-  const errors = overrideErrors(data, raw, day, zone)
-  if (Object.keys(errors).length > 0) return errors
 
   const actingUserId = context.params.user?.id ?? null
   const owner: SheetOwner = { companyId, userId, actingUserId, timezone: zone }

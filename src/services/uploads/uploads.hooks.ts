@@ -2,7 +2,8 @@ import { NotFound } from '@feathersjs/errors'
 import type { HookContext, NextFunction } from '../../declarations'
 import type { Row } from '../../resources/define-resource'
 import { filterKind } from '../../resources/query'
-import { badRequest, pathId, validateBody } from '../../resources/validation'
+import { checkBody, pathId } from '../../resources/validation'
+import type { BodyErrorsSlot } from '../../resources/validation'
 import { validateData } from '../../resources/hooks'
 import { storageOf } from '../../storage'
 import { uploadResource, UploadParams, UploadParent } from './uploads.schema'
@@ -38,10 +39,17 @@ export const validateUploadBody = async (context: HookContext) => {
   if (context.method !== 'create') return validateData(uploadResource)(context)
   const { upload } = context.params as UploadParams
   const fields = typedFields(context.data)
-  if ('file' in fields) throw badRequest('Invalid upload', { file: 'must be a file part, not a text field' })
-  if (!upload) throw badRequest('Invalid upload', { file: 'is required: send multipart/form-data with the file in the part named "file"' })
-  if (upload.size === 0) throw badRequest('Invalid upload', { file: 'must not be empty' })
-  context.data = validateBody(uploadResource, 'create', fields)
+  // Like validateData: the fields that passed go on to the service, which adds the reference errors
+  // to these (and the file's) and answers one 400 with all of them; nothing is stored then.
+  const { data, errors } = checkBody(uploadResource, 'create', fields)
+  const file =
+    'file' in fields ? 'must be a file part, not a text field'
+    : !upload ? 'is required: send multipart/form-data with the file in the part named "file"'
+    : upload.size === 0 ? 'must not be empty'
+    : undefined
+  if (file) errors.file = file
+  context.data = data
+  ;(context.params as BodyErrorsSlot).invalidFields = Object.keys(errors).length > 0 ? errors : undefined
 }
 
 /** A create that fails after the multipart step stored the file removes the file again. */

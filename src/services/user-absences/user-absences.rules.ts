@@ -39,15 +39,18 @@ function fillDeciders(data: Row, merged: Row, actingUserId: number | undefined) 
   }
 }
 
-/** Decisions that cannot coexist (400) or come before the request (409). */
-function checkDecisions(merged: Row, data: Row, type: Row, zone: string): ValidationErrors {
+/**
+ * Decisions that cannot coexist and the span (400). Without a known type (an invalid or missing
+ * typeId is the schema's or the reference check's 400) the checks that need it are skipped.
+ */
+function checkDecisions(merged: Row, data: Row, type: Row | undefined, zone: string): ValidationErrors {
   const errors: ValidationErrors = {}
   const clash = (a: string, b: string) => {
     if (isSet(merged[a]) && isSet(merged[b])) errors[data[b] !== undefined ? b : a] = `cannot be set together with ${data[b] !== undefined ? a : b}`
   }
   clash('approvedAt', 'declinedAt')
   clash('compensationApprovedAt', 'compensationDeclinedAt')
-  if (!type.needCompensation) {
+  if (type && !type.needCompensation) {
     for (const field of ['compensationApprovedAt', 'compensationDeclinedAt']) {
       if (isSet(data[field])) errors[field] = 'is only used by absence types with needCompensation: true'
     }
@@ -93,19 +96,20 @@ export async function checkAbsence(write: WriteContext): Promise<ValidationError
   const { data, existing, companyId, context } = write
   const trx = trxOf(context)
   const typeId = existing?.typeId ?? data.typeId
-  const type = await trx('user_absence_types').where({ id: typeId, companyId }).first('needApproval', 'needCompensation')
-  if (!type) return // the reference check reports it
+  const type: Row | undefined = typeId === undefined ? undefined : await trx('user_absence_types').where({ id: typeId, companyId }).first('needApproval', 'needCompensation')
   const before: Row = existing ?? {}
   const after = (field: string) => (data[field] !== undefined ? data[field] : before[field])
   // A type without approval is approved the moment it is requested.
-  if (!type.needApproval && isSet(data.requestedAt) && data.approvedAt === undefined && !isSet(after('approvedAt')) && !isSet(after('declinedAt'))) {
+  if (type && !type.needApproval && isSet(data.requestedAt) && data.approvedAt === undefined && !isSet(after('approvedAt')) && !isSet(after('declinedAt'))) {
     data.approvedAt = data.requestedAt
   }
   fillDeciders(data, { ...before, ...data }, context.params.user?.id)
   const merged = { ...before, ...data }
   const zone = context.params.company!.timezone
   const errors = checkDecisions(merged, data, type, zone)
-  if (Object.keys(errors).length > 0) return errors
+  // Without a type the reference check (or the schema) reports typeId; nothing below can run.
+  if (Object.keys(errors).length > 0 || !type) return errors
+  if (merged.userId === undefined || merged.startsAt === undefined || merged.endsAt === undefined) return // the schema's 400
   assertRequested(merged)
   data.status = absenceStatus(merged)
 

@@ -41,11 +41,13 @@ export const userResource = defineResource({
   filters: ['id', 'roleId', 'fullName', 'email', 'shortName', 'roleType', 'staffNumber', 'deactivatedAt', 'externalId', 'createdAt', 'updatedAt'],
   async beforeWrite(write) {
     const { data, method, existing, companyId, context } = write
-    await refuseAdminChangesByKey(write)
     const errors: ValidationErrors = {}
     if (typeof data.password === 'string' && Buffer.byteLength(data.password, 'utf8') > BCRYPT_MAX_BYTES) {
       errors.password = `must be at most ${BCRYPT_MAX_BYTES} bytes long (UTF-8)`
     }
+    // After the field checks: its 403 decides only a body without invalid fields, which a throw would hide.
+    if (Object.keys(errors).length > 0) return errors
+    await refuseAdminChangesByKey(write)
     if (method === 'create' && data.roleId === undefined) {
       const worker = await context.params.transaction!.trx!('roles').where({ companyId, type: 'worker' }).first('id')
       data.roleId = worker?.id
