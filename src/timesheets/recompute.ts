@@ -56,6 +56,9 @@ async function rowsIn(trx: Knex.Transaction, table: string, column: string, scop
   return rows.filter((row) => wanted.has(dayOf(row[column])))
 }
 
+const approvedDaysMessage = (userId: number, days: string[]) =>
+  `The time sheet of user ${userId} is approved for ${days.sort().join(', ')}; reopen ${days.length === 1 ? 'the day' : 'those days'} (status draft) first`
+
 /**
  * Refuses (409) a write that touches an approved day or a day of a locked month (CONTRACT §7.2,
  * §7.3): reopen the day (or the month) first.
@@ -63,7 +66,7 @@ async function rowsIn(trx: Knex.Transaction, table: string, column: string, scop
 export async function assertDaysWritable(trx: Knex.Transaction, { companyId, userId, days }: AffectedDays): Promise<void> {
   const approved = (await rowsIn(trx, DAY_TABLE, 'day', { companyId, userId }, days)).filter((row) => row.status === 'approved').map((row) => dayOf(row.day))
   if (approved.length > 0) {
-    throw new Conflict(`The time sheet of user ${userId} is approved for ${approved.sort().join(', ')}; reopen the day (status draft) first`, { days: approved })
+    throw new Conflict(approvedDaysMessage(userId, approved), { days: approved })
   }
   const locked = (await rowsIn(trx, MONTH_TABLE, 'month', { companyId, userId }, days.map(monthOf))).filter((row) => row.lockedAt).map((row) => dayOf(row.month))
   if (locked.length > 0) {
@@ -96,7 +99,7 @@ export async function assertSpansWritable(trx: Knex.Transaction, { companyId, us
   const user = { companyId, userId }
   const approved = (await rowsInSpans(trx, DAY_TABLE, 'day', user, spans, { status: 'approved' })).map((row) => dayOf(row.day))
   if (approved.length > 0) {
-    throw new Conflict(`The time sheet of user ${userId} is approved for ${approved.sort().join(', ')}; reopen the day (status draft) first`, { days: approved })
+    throw new Conflict(approvedDaysMessage(userId, approved), { days: approved })
   }
   const monthSpans = spans.map(({ from, to }) => ({ from: monthOf(from), to }))
   const locked = (await rowsInSpans(trx, MONTH_TABLE, 'month', user, monthSpans)).filter((row) => row.lockedAt).map((row) => dayOf(row.month))
