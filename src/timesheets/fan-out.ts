@@ -3,10 +3,10 @@ import type { Knex } from 'knex'
 import { updateRows } from '../db/update-rows'
 import type { Row } from '../resources/define-resource'
 import { Day, calendarDay } from './calendar'
-import { monthDays, monthOf, weekDays, weekStartOf } from './periods'
+import { monthDays, monthOf, today, weekDays, weekStartOf } from './periods'
 import { CreatedRows, DAY_TABLE, MONTH_TABLE, dayOf } from './sheet-rows'
 import { openSheets, recompute } from './recompute'
-import { MONTH_MOVES, SheetStatus, WEEK_MOVES, assertMove, moveColumns } from './workflow'
+import { MONTH_MOVES, SheetStatus, WEEK_MOVES, assertDaysHappened, assertMove, moveColumns } from './workflow'
 import { weekStatus } from './aggregates'
 
 /**
@@ -63,12 +63,16 @@ export async function assertNotLocked(trx: Knex.Transaction, owner: SheetOwner, 
 /** The day rows that move to `to`, after the guards of that move. */
 async function daysToMove(trx: Knex.Transaction, owner: SheetOwner, rows: Row[], to: SheetStatus): Promise<Row[]> {
   const withStatus = (...statuses: SheetStatus[]) => rows.filter((row) => statuses.includes(row.status))
+  const happenedBy = today(owner.timezone)
   if (to === 'submitted') {
     const moving = withStatus('draft', 'declined')
+    assertDaysHappened(to, daysOf(moving), happenedBy)
     await assertNoRunningEntry(trx, owner, daysOf(moving))
     return moving
   }
   if (to === 'approved') {
+    // Every day not yet approved would have to be: a future one can never be (§11.3), so it is named first.
+    assertDaysHappened(to, daysOf(withStatus('draft', 'declined', 'submitted')), happenedBy)
     const others = withStatus('draft', 'declined')
     if (others.length > 0) {
       const listed = others.map((row) => `${dayOf(row.day)} (${row.status})`).join(', ')
@@ -89,7 +93,8 @@ async function daysToMove(trx: Knex.Transaction, owner: SheetOwner, rows: Row[],
  * Moves every day of `days` that the move concerns: `submitted` submits draft and declined days
  * (409 for a running entry), `approved` approves submitted days and needs every day submitted or
  * approved (409 naming the others), `declined` declines submitted days, `draft` reopens every
- * day (409 in a locked month). Missing day rows are created first.
+ * day that is not draft (409 in a locked month). Submitting or approving a day after today is a
+ * 409 naming those days (§11.3). Missing day rows are created first.
  */
 export async function fanOutDays(trx: Knex.Transaction, owner: SheetOwner, days: Day[], to: SheetStatus): Promise<FanOutResult> {
   const created = await openSheets(trx, owner.companyId, owner.userId, { days })
@@ -108,31 +113,45 @@ export async function fanOutDays(trx: Knex.Transaction, owner: SheetOwner, days:
   return { moved: moving.map((row) => Number(row.id)), created }
 }
 
-/** A week's status change: a move from its derived status (WEEK_MOVES), fanned out to its seven days; the same status is no move. */
+/**
+ * `draft` on a week or month reopens every day of it that is not draft, whatever the period's own
+ * status (CONTRACT §11.6): a draft week may hold a submitted or approved day, a draft month too.
+ */
+const reopensDays = (to: SheetStatus, rows: Row[]) => to === 'draft' && rows.some((row) => row.status !== 'draft')
+
+/**
+ * A week's status change: a move from its derived status (WEEK_MOVES), fanned out to its seven
+ * days; the same status is no move, except `draft`, which reopens the days that are not draft.
+ */
 export async function moveWeek(trx: Knex.Transaction, owner: SheetOwner, weekStart: Day, to: SheetStatus): Promise<FanOutResult> {
   const days = weekDays(weekStart)
   const rows: Row[] = await trx(DAY_TABLE).where({ companyId: owner.companyId, userId: owner.userId }).whereIn('day', days)
   const byDay = new Map(rows.map((row) => [dayOf(row.day), row.status as SheetStatus]))
   const from = weekStatus(days.map((day) => ({ status: byDay.get(day) ?? 'draft' })))
   assertMove(WEEK_MOVES, 'time sheet week', from, to)
-  return from === to ? NOTHING_MOVED() : fanOutDays(trx, owner, days, to)
+  return from === to && !reopensDays(to, rows) ? NOTHING_MOVED() : fanOutDays(trx, owner, days, to)
 }
 
 /**
  * A month's status change (MONTH_MOVES): the month's own workflow columns, the fan-out to its
  * days, and the lock. Approving snapshots the figures (`lockedAt`, `*Locked`); reopening an
- * approved month unlocks it first, so that its days can be reopened.
+ * approved month unlocks it first, so that its days can be reopened. `draft` on a draft month
+ * still reopens its days that are not draft.
  */
 export async function moveMonth(trx: Knex.Transaction, owner: SheetOwner, month: Row, to: SheetStatus): Promise<FanOutResult> {
   const from = month.status as SheetStatus
   assertMove(MONTH_MOVES, 'time sheet month', from, to)
-  if (from === to) return NOTHING_MOVED()
+  const days = monthDays(dayOf(month.month))
+  if (from === to) {
+    const rows: Row[] = to === 'draft' ? await trx(DAY_TABLE).where({ companyId: owner.companyId, userId: owner.userId }).whereIn('day', days).select('status') : []
+    return reopensDays(to, rows) ? fanOutDays(trx, owner, days, to) : NOTHING_MOVED()
+  }
   const now = new Date().toISOString()
   const where = { id: month.id, companyId: owner.companyId }
   const columns = moveColumns(from, to, { now, actingUserId: owner.actingUserId, submittedFirstAt: month.submittedFirstAt ?? null, withDeciders: false })
   const unlock = from === 'approved' ? { lockedAt: null, sumActualLockedMs: null, sumTargetLockedMs: null, carryInLockedMs: null, carryOutLockedMs: null } : {}
   await trx(MONTH_TABLE).where(where).update({ ...columns, ...unlock, updatedAt: now })
-  const result = await fanOutDays(trx, owner, monthDays(dayOf(month.month)), to)
+  const result = await fanOutDays(trx, owner, days, to)
   if (to === 'approved') {
     const fresh: Row = await trx(MONTH_TABLE).where(where).first()
     await trx(MONTH_TABLE).where(where).update({

@@ -41,6 +41,25 @@ export function assertMove(moves: Moves, entity: string, from: SheetStatus, to: 
   })
 }
 
+/**
+ * The moves that say a day's work is done (CONTRACT §11.3): only for days up to today (company
+ * timezone). Reopening is allowed for any day; declining needs a submitted day, which a future day
+ * cannot become.
+ */
+export const MOVES_FOR_PAST_DAYS: readonly SheetStatus[] = ['submitted', 'approved']
+
+/** 409 naming the days after `today` that a move to `to` would submit or approve (`data.days`). */
+export function assertDaysHappened(to: SheetStatus, days: readonly string[], today: string) {
+  if (!MOVES_FOR_PAST_DAYS.includes(to)) return
+  const future = days.filter((day) => day > today).sort()
+  if (future.length === 0) return
+  throw new Conflict(`Days after today (${today}) cannot be ${to}: ${future.join(', ')}`, {
+    reason: 'future-days',
+    days: future,
+    validationErrors: { status: `days after today: ${future.join(', ')}` }
+  })
+}
+
 export interface MoveContext {
   now: string
   actingUserId: number | null

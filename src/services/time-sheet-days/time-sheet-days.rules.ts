@@ -8,7 +8,8 @@ import { periodErrors } from '../../timesheets/by-user'
 import { assertNoRunningEntry, assertNotLocked, SheetOwner } from '../../timesheets/fan-out'
 import { lockUserTime, openSheets, recomputeDays } from '../../timesheets/recompute'
 import { DAY_TABLE, dayOf, isoOrNull, numberOrNull } from '../../timesheets/sheet-rows'
-import { DAY_MOVES, SheetStatus, assertMove, moveColumns } from '../../timesheets/workflow'
+import { today } from '../../timesheets/periods'
+import { DAY_MOVES, SheetStatus, assertDaysHappened, assertMove, moveColumns } from '../../timesheets/workflow'
 import { publishAfterCommit, recomputedEvents } from '../../timesheets/events'
 
 /**
@@ -101,6 +102,7 @@ export async function checkTimeSheetDay(write: WriteContext): Promise<Validation
   const from = (raw?.status ?? 'draft') as SheetStatus
   const to = (data.status ?? from) as SheetStatus
   assertMove(DAY_MOVES, 'time sheet day', from, to)
+  if (from !== to) assertDaysHappened(to, [day], today(zone))
   if (raw) assertFieldsEditable(data, raw, from, to)
 
   const actingUserId = context.params.user?.id ?? null
