@@ -6,7 +6,7 @@ import { Color, DateString, Email, Enum, Id, Num, Str, Timestamp } from '../../r
 import { ROLE_TYPES } from '../../companies/catalogues'
 import { hashPassword } from '../../companies/create-company'
 import { refuseAdminChangesByKey } from './users.rules'
-import { checkAccountWrite } from './user-account-start'
+import { afterAccountWrite, checkAccountWrite } from './user-account-start'
 
 /** bcrypt ignores everything after 72 bytes: a longer password would be silently weaker. */
 const BCRYPT_MAX_BYTES = 72
@@ -71,5 +71,6 @@ export const userResource = defineResource({
       const role = await context.params.transaction!.trx!('roles').where({ id: row.roleId }).first('type')
       row.roleType = role.type
     }
-  }
+  },
+  afterWrite: afterAccountWrite
 })
