@@ -105,11 +105,15 @@ forEachDatabase('time accounts: where they start', (suite) => {
     assert.deepEqual((await months(userId)).map((m: any) => String(m.month).slice(0, 10)), [addMonths(past, -3), addMonths(past, -2), addMonths(past, -1)])
   })
 
-  it('counts work before employedFrom on days without target', async () => {
+  it('counts work before employedFrom on days without target, and no absence work days there', async () => {
     const userId = await f.newUser(c, { employedFrom: addDays(past, 14) })
     await f.entry(c, types, userId, `${addDays(past, 1)}T08:00:00Z`, `${addDays(past, 1)}T10:00:00Z`)
     const day = await f.day(c, userId, addDays(past, 1))
     assert.deepEqual([day.duration, day.expectedDuration], [120, 0])
+    // An absence across employedFrom takes only the work days from it on.
+    const absence = await f.absence(c, types.vacation, userId, `${addDays(past, 7)}T00:00:00+01:00`, `${addDays(past, 21)}T12:00:00+01:00`)
+    const weekdays = Array.from({ length: 7 }, (_, i) => new Date(`${addDays(past, 14 + i)}T12:00:00Z`).getUTCDay()).filter((d) => d >= 1 && d <= 5).length
+    assert.equal(absence.workDays, weekdays + ([0, 6].includes(new Date(`${addDays(past, 21)}T12:00:00Z`).getUTCDay()) ? 0 : 1))
     assertConsistent(await assertMatchesRecomputation(suite.server().knex, c.id, userId))
   })
 
