@@ -4,6 +4,7 @@ import { createApiKey } from '../auth/api-keys'
 import * as catalogues from './catalogues'
 import { COUNTRY_CODES } from './country-codes'
 import { defaultWorkingTime } from '../timesheets/working-time'
+import { today } from '../timesheets/periods'
 
 export interface CreateCompanyInput {
   name: string
@@ -102,6 +103,7 @@ export async function createCompany(db: Knex, secret: string, input: CreateCompa
         passwordHash: input.adminPassword ? await hashPassword(input.adminPassword) : null,
         roleId: roleIds[0],
         roleType: catalogues.roles[0].type,
+        employedFrom: today(input.timezone ?? catalogues.defaultTimezone(input.country)),
         ...stamps
       },
       ['id']

@@ -44,6 +44,8 @@ export function absenceCoverage(startsAt: Instant, endsAt: Instant, zone: string
   })
 }
 
+const later = (day: Day, other: Day | null): Day => (other !== null && other > day ? other : day)
+
 /** A weekday target longer than the shortest calendar day (23 hours on a DST change). */
 const SHORTEST_DAY_MINUTES = 23 * 60
 
@@ -74,18 +76,20 @@ function wholeWorkDays(from: Day, to: Day, hourly: boolean, calendar: WorkingCal
 /**
  * Work days an absence takes: each covered day with a target > 0 counts 1; an hourly type
  * counts its minutes of that day ÷ the day's target, at most 1 a day. Rounded to 2 decimals.
- * Only the first and the last day can be covered in part; the days between count whole.
+ * Only the first and the last day can be covered in part; the days between count whole. Days
+ * before the user's `employedFrom` have no target (CONTRACT §11.1).
  */
-export function absenceWorkDays(absence: { startsAt: Instant; endsAt: Instant }, hourly: boolean, calendar: WorkingCalendar): number {
+export function absenceWorkDays(absence: { startsAt: Instant; endsAt: Instant }, hourly: boolean, calendar: WorkingCalendar, employedFrom: Day | null = null): number {
   const zone = calendar.timezone
   const span = { start: millis(absence.startsAt), end: millis(absence.endsAt) }
   const { first, last } = coveredDayRange(span.start, span.end, zone)
   const partDay = (day: Day) => {
+    if (employedFrom !== null && day < employedFrom) return 0
     const target = targetMinutes(calendar, day)
     if (target <= 0) return 0
     const { start, end } = dayBounds(day, zone)
     return hourly ? Math.min(1, toMinutes(overlapMs(span, { start: start.getTime(), end: end.getTime() })) / target) : 1
   }
-  const days = first === last ? partDay(first) : partDay(first) + partDay(last) + wholeWorkDays(addDays(first, 1), addDays(last, -1), hourly, calendar)
+  const days = first === last ? partDay(first) : partDay(first) + partDay(last) + wholeWorkDays(later(addDays(first, 1), employedFrom), addDays(last, -1), hourly, calendar)
   return Math.round((days + Number.EPSILON) * 100) / 100
 }

@@ -12,6 +12,7 @@ import {
   lockedFigures, numberOrNull, overridesOf, previousMonth, storedDayFigures, toDb
 } from './sheet-rows'
 import { WorkingCalendar, loadWorkingCalendar } from './working-time'
+import { AccountStart, calendarOfDay, chainCarryInMs, chainStartOf, loadAccountStart } from './account'
 import type { SheetStatus } from './workflow'
 
 /**
@@ -170,7 +171,7 @@ export async function lockUserTime(trx: Knex.Transaction, { companyId, userId }:
  */
 export async function openSheets(trx: Knex.Transaction, companyId: number, userId: number, wanted: WantedSheets): Promise<CreatedRows> {
   await lockUserTime(trx, { companyId, userId })
-  const created = await ensureSheets(trx, companyId, userId, wanted)
+  const created = await ensureSheets(trx, companyId, userId, wanted, chainStartOf(await loadAccountStart(trx, companyId, userId)))
   const keys = (rows: { key: Day }[]) => rows.map((row) => row.key)
   await recompute(trx, companyId, userId, { days: keys(created.days), weekStarts: keys(created.weeks), months: keys(created.months) })
   return created
@@ -197,10 +198,11 @@ export async function recompute(trx: Knex.Transaction, companyId: number, userId
   if (dayRows.length + weekRows.length + monthRows.length === 0) return result
 
   const calendar = await loadWorkingCalendar(trx, companyId)
+  const account = await loadAccountStart(trx, companyId, userId)
   const periods = [...dayRows.map((row): [Day, Day] => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
-  const states = await recomputeDayRows(trx, user, dayRuns(periods), calendar, result)
+  const states = await recomputeDayRows(trx, user, dayRuns(periods), calendar, account, result)
   await recomputeWeekRows(trx, companyId, weekRows, states, result)
-  await recomputeMonthChain(trx, companyId, chain, months, states, calendar, result)
+  await recomputeMonthChain(trx, companyId, chain, months, states, calendar, account, result)
   return result
 }
 
@@ -270,11 +272,12 @@ async function recomputeDayRows(
   user: { companyId: number; userId: number },
   runs: [Day, Day][],
   calendar: WorkingCalendar,
+  account: AccountStart,
   result: Recomputed
 ): Promise<Map<Day, DayState>> {
   const states = new Map<Day, DayState>()
   const recomputed: Recomputation[] = []
-  for (const [from, to] of runs) await computeRun(trx, user, from, to, calendar, states, recomputed)
+  for (const [from, to] of runs) await computeRun(trx, user, from, to, calendar, account, states, recomputed)
   await writeChanged(trx, DAY_TABLE, user.companyId, recomputed, result.days)
   return states
 }
@@ -286,6 +289,7 @@ async function computeRun(
   from: Day,
   to: Day,
   calendar: WorkingCalendar,
+  account: AccountStart,
   states: Map<Day, DayState>,
   recomputed: Recomputation[]
 ) {
@@ -293,8 +297,9 @@ async function computeRun(
   const rows = new Map<Day, Row>((await trx(DAY_TABLE).where(user).where('day', '>=', from).where('day', '<=', to)).map((row: Row) => [dayOf(row.day), row]))
   for (const day of daysFrom(from, to)) {
     const row = rows.get(day)
-    const computed = computeDay(day, inputs.entries.get(day) ?? [], inputs.absences, calendar)
-    const fresh = effectiveFigures(computed, row ? overridesOf(row) : NO_OVERRIDES, calendar)
+    const dayCalendar = calendarOfDay(calendar, account, day)
+    const computed = computeDay(day, inputs.entries.get(day) ?? [], inputs.absences, dayCalendar)
+    const fresh = effectiveFigures(computed, row ? overridesOf(row) : NO_OVERRIDES, dayCalendar)
     const frozen = row?.status === 'approved'
     const figures = frozen ? storedDayFigures(row) : fresh
     const recomputable = frozen && Object.keys(changedColumns(dayFigureColumns(figures), dayFigureColumns(fresh))).length > 0
@@ -366,7 +371,8 @@ const carryColumns = (carry: MonthCarry): Row => {
 /**
  * Recomputes the months of `scoped` from their days and the carry chain from the first of them
  * forward; a locked month ends the chain (later months chain from its locked carry-out) unless a
- * later month is itself in scope.
+ * later month is itself in scope. The chain starts in the account's first month with the opening
+ * balance; months before it take nothing and pass nothing on (CONTRACT §11.1).
  */
 async function recomputeMonthChain(
   trx: Knex.Transaction,
@@ -375,12 +381,14 @@ async function recomputeMonthChain(
   scoped: Set<Day>,
   states: Map<Day, DayState>,
   calendar: WorkingCalendar,
+  account: AccountStart,
   result: Recomputed
 ) {
   const capMs = calendar.carryOverCapMinutes === null || calendar.carryOverCapMinutes === undefined ? null : calendar.carryOverCapMinutes * MINUTE_MS
   const firstScoped = chain.findIndex((row) => scoped.has(dayOf(row.month)))
   if (firstScoped < 0) return
-  let previous: number | null = firstScoped > 0 ? Number(chain[firstScoped - 1].carryOutMs) : null
+  const before = firstScoped > 0 ? chain[firstScoped - 1] : null
+  let previous: { month: Day; carryOutMs: number } | null = before ? { month: dayOf(before.month), carryOutMs: Number(before.carryOutMs) } : null
   const lastScoped = chain.map((row) => scoped.has(dayOf(row.month))).lastIndexOf(true)
   const recomputed: Recomputation[] = []
   for (let i = firstScoped; i < chain.length; i++) {
@@ -388,7 +396,7 @@ async function recomputeMonthChain(
     const columns = scoped.has(dayOf(row.month)) ? monthDayColumns(row, states) : {}
     const locked = lockedFigures(row)
     const carry = carryMonth(
-      previous,
+      chainCarryInMs(dayOf(row.month), account, previous),
       {
         sumActualComputedMs: Number(columns.sumActualComputedMs ?? row.sumActualComputedMs),
         sumTargetComputedMs: Number(columns.sumTargetComputedMs ?? row.sumTargetComputedMs),
@@ -399,7 +407,7 @@ async function recomputeMonthChain(
       capMs
     )
     recomputed.push({ row, columns: { ...columns, ...carryColumns(carry) } })
-    previous = carry.carryOutMs
+    previous = { month: dayOf(row.month), carryOutMs: carry.carryOutMs }
     if (locked && i >= lastScoped) break
   }
   await writeChanged(trx, MONTH_TABLE, companyId, recomputed, result.months, true)

@@ -127,14 +127,16 @@ async function insertRows(db: Db, table: string, key: string, rows: Row[]): Prom
 }
 
 /**
- * Creates the missing month rows among `months` and every month between them and the user's
- * existing rows: a user's months form a gap-free chain.
+ * Creates the missing month rows among `months` (CONTRACT §11.1, §11.6): a month at or after the
+ * chain start brings every missing month from the chain start up to it (the chain is gap-free);
+ * a month before the chain start is outside the chain and comes alone.
  */
-async function ensureMonths(db: Db, companyId: number, userId: number, months: Day[]): Promise<CreatedRow[]> {
+async function ensureMonths(db: Db, companyId: number, userId: number, months: Day[], chainStart: Day): Promise<CreatedRow[]> {
   if (months.length === 0) return []
   const existing = new Set((await db(MONTH_TABLE).where({ companyId, userId }).select('month')).map((row: Row) => dayOf(row.month)))
-  const wanted = [...existing, ...months].sort()
-  const missing = monthsFrom(wanted[0], wanted[wanted.length - 1]).filter((month) => !existing.has(month))
+  const inChain = months.filter((month) => month >= chainStart).sort()
+  const wanted = new Set([...months.filter((month) => month < chainStart), ...(inChain.length ? monthsFrom(chainStart, inChain[inChain.length - 1]) : [])])
+  const missing = [...wanted].sort().filter((month) => !existing.has(month))
   return insertRows(db, MONTH_TABLE, 'month', missing.map((month) => ({ companyId, userId, month, dailyFigures: '[]' })))
 }
 
@@ -155,16 +157,16 @@ export interface WantedSheets {
 
 /**
  * Creates the missing rows of the given days (with their weeks and months), weeks (with the months
- * their days fall in) and months. The caller holds the user's lock and recomputes what was created.
+ * their days fall in) and months (`chainStart`: the first month of the user's carry chain). The caller holds the user's lock and recomputes what was created.
  */
-export async function ensureSheets(db: Db, companyId: number, userId: number, wanted: WantedSheets): Promise<CreatedRows> {
+export async function ensureSheets(db: Db, companyId: number, userId: number, wanted: WantedSheets, chainStart: Day): Promise<CreatedRows> {
   const days = wanted.days ?? []
   const weekStarts = [...(wanted.weekStarts ?? []), ...days.map(weekStartOf)]
   const months = [...(wanted.months ?? []), ...days.map(monthOf), ...weekStarts.flatMap((start) => weekDays(start).map(monthOf))]
   return {
     days: await ensureByKey(db, DAY_TABLE, 'day', companyId, userId, days),
     weeks: await ensureByKey(db, WEEK_TABLE, 'weekStart', companyId, userId, weekStarts),
-    months: await ensureMonths(db, companyId, userId, months)
+    months: await ensureMonths(db, companyId, userId, months, chainStart)
   }
 }
 

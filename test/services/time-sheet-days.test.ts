@@ -27,7 +27,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   const patch = (id: number, body: Record<string, unknown>, company = a) => company.api.patch(`/v1/time-sheet-days/${id}`, body)
 
   it('looks a day up by user, creating it with its week and month (full shape, figures in minutes)', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
     await f.entry(a, types, userId, '2026-11-02T08:00:00+01:00', '2026-11-02T12:00:00+01:00')
     await f.entry(a, types, userId, '2026-11-02T12:30:00+01:00', '2026-11-02T17:00:20+01:00')
     const res = await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-02' })
@@ -53,7 +53,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('recomputes a stored day when its entries change, and shows open and break errors', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
     const day = await f.day(a, userId, '2026-11-03')
     assert.deepEqual([day.duration, day.startsAt, day.breakTime], [0, null, null])
     const first = await f.entry(a, types, userId, '2026-11-03T06:00:00+01:00', '2026-11-03T13:00:00+01:00')
@@ -70,7 +70,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('lets approved absences set the target and credit worked time', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
     await f.absence(a, types.vacation, userId, '2026-11-04T00:00:00+01:00', '2026-11-05T00:00:00+01:00')
     await f.absence(a, types.training, userId, '2026-11-05T00:00:00+01:00', '2026-11-06T00:00:00+01:00')
     await f.absence(a, types.hourly, userId, '2026-11-06T08:00:00+01:00', '2026-11-06T10:30:00+01:00')
@@ -90,7 +90,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('stores manual overrides with who and when; null returns to the computed value', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
     await f.entry(a, types, userId, '2026-11-10T07:00:00+01:00', '2026-11-10T15:00:00+01:00')
     const day = await f.day(a, userId, '2026-11-10')
     assert.equal(day.duration, 480)
@@ -109,7 +109,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('refuses invalid overrides with 400 naming the field', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
     const day = await f.day(a, userId, '2026-11-11')
     const cases: [Record<string, unknown>, string][] = [
       [{ startsAt: '2026-11-12T08:00:00+01:00' }, 'startsAt'],
@@ -130,7 +130,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('moves through the workflow with timestamps and deciders; other moves are 409', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
     const day = await f.day(a, userId, '2026-11-12')
     assert.equal((await patch(day.id, { status: 'approved' })).status, 409)
     const submitted = await patch(day.id, { status: 'submitted' })
@@ -157,7 +157,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('refuses field changes on a submitted or approved day (409) but not externalId or a decline note', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
     const day = await f.day(a, userId, '2026-11-13')
     await patch(day.id, { status: 'submitted', note: 'Baustelle' })
     for (const body of [{ note: 'changed' }, { duration: 60 }, { status: 'draft', breakTime: 10 }]) {
@@ -176,7 +176,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('refuses entry and absence writes on an approved day (409) and keeps its figures; a submitted day follows its entries', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
     const entry = await f.entry(a, types, userId, '2026-11-16T08:00:00+01:00', '2026-11-16T12:00:00+01:00')
     const day = await f.day(a, userId, '2026-11-16')
     await patch(day.id, { status: 'submitted' })
@@ -201,7 +201,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('refuses to submit a day with a running entry (409)', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
     const running = await f.entry(a, types, userId, '2026-11-18T08:00:00+01:00', null)
     const day = await f.day(a, userId, '2026-11-18')
     const res = await patch(day.id, { status: 'submitted' })
@@ -212,7 +212,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('creates a day by POST (201); a second one for the user and day is 409', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
     await f.entry(a, types, userId, '2026-10-05T08:00:00+02:00', '2026-10-05T16:00:00+02:00')
     const res = await a.api.post('/v1/time-sheet-days', { userId, day: '2026-10-05', note: 'Montage', breakTime: 30, status: 'submitted', externalId: 'D-1' })
     assert.equal(res.status, 201, res.text)
@@ -227,7 +227,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('refuses bad creates: required fields, illegal initial status, beyond the horizon', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
     const missing = await a.api.post('/v1/time-sheet-days', { note: 'x' })
     assert.equal(missing.status, 400)
     assert.deepEqual(Object.keys(missing.body.data.validationErrors).sort(), ['day', 'userId'])
@@ -243,7 +243,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('validates the by-user query: required, strict, within 3 months; unknown users are 404', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
     const horizon = horizonOf('Europe/Berlin')
     const cases: [Record<string, string | number>, number, string][] = [
       [{ userId }, 400, 'day'],
@@ -263,7 +263,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('lists with the spec filters and sorts', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-09-01' })
     for (const day of ['2026-09-01', '2026-09-02', '2026-09-03']) await f.day(a, userId, day)
     const second = await f.day(a, userId, '2026-09-02')
     await patch(second.id, { status: 'submitted' })
@@ -277,7 +277,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('is reachable through the typed client, by-user look-ups included', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-09-01' })
     const client = createRestClient(suite.server().url, a.apiKey)
     const day = await client.service('v1/time-sheet-days/by-user').find({ query: { userId, day: '2026-09-08' } })
     const expected: number | null = day.expectedDuration
@@ -291,7 +291,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it('offers no DELETE or PUT (405)', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-09-01' })
     const day = await f.day(a, userId, '2026-09-07')
     assert.equal((await a.api.delete(`/v1/time-sheet-days/${day.id}`)).status, 405)
     assert.equal((await a.api.put(`/v1/time-sheet-days/${day.id}`, {})).status, 405)
@@ -308,7 +308,7 @@ forEachDatabase('time-sheet-days', (suite) => {
       const seenB: string[] = []
       sa.socket.onAny((event: string, data: any) => seenA.push(`${event} ${data?.day ?? data?.weekStart ?? data?.month}`))
       sb.socket.onAny((event: string) => seenB.push(event))
-      const userId = await f.newUser(a)
+      const userId = await f.newUser(a, { employedFrom: '2026-08-01' })
       await f.day(a, userId, '2026-08-03')
       const expected = ['v1/time-sheet-days created 2026-08-03', 'v1/time-sheet-weeks created 2026-08-03', 'v1/time-sheet-months created 2026-08-01']
       const deadline = Date.now() + 5000
@@ -322,7 +322,7 @@ forEachDatabase('time-sheet-days', (suite) => {
   })
 
   it("is isolated: company B can neither see, change nor reference company A's days", async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-08-01' })
     const day = await f.day(a, userId, '2026-08-04')
     assert.equal((await b.api.get(`/v1/time-sheet-days/${day.id}`)).status, 404)
     assert.equal((await b.api.patch(`/v1/time-sheet-days/${day.id}`, { note: 'B' })).status, 404)
@@ -336,7 +336,7 @@ forEachDatabase('time-sheet-days', (suite) => {
     assert.equal((await a.api.get('/v1/time-sheet-days', { userId })).body.total, 1)
   })
   it("announces the figures a clocked entry or an absence changes: 'patched' for its day, week and month, B hears nothing", async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-09-01' })
     const day = await f.day(a, userId, '2026-09-15')
     const week = await f.week(a, userId, '2026-09-14')
     const month = await f.month(a, userId, '2026-09-01')

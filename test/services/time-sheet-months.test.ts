@@ -34,8 +34,8 @@ forEachDatabase('time-sheet-months', (suite) => {
   const monthsOf = async (company: TestCompany, userId: number) =>
     (await company.api.get('/v1/time-sheet-months', { userId, size: 20, '$sort[month]': 1 })).body.items as any[]
 
-  it('looks a month up by user (full shape) and keeps the chain of months gap-free', async () => {
-    const userId = await f.newUser(a)
+  it('looks a month up by user (full shape) and keeps the chain of months gap-free from the month of employedFrom', async () => {
+    const userId = await f.newUser(a, { employedFrom: '2026-06-01' })
     const res = await a.api.get('/v1/time-sheet-months/by-user', { userId, month: '2026-06-01' })
     assert.equal(res.status, 200, res.text)
     assert.deepEqual(Object.keys(res.body).sort(), MONTH_FIELDS)
@@ -43,16 +43,18 @@ forEachDatabase('time-sheet-months', (suite) => {
     assert.deepEqual([res.body.status, res.body.lockedAt, res.body.carryInCorrectionType, res.body.carryOutForfeited, res.body.sumActualLocked], ['draft', null, null, 0, null])
     await f.month(a, userId, '2026-09-01')
     assert.deepEqual((await monthsOf(a, userId)).map((m) => m.month), ['2026-06-01', '2026-07-01', '2026-08-01', '2026-09-01'])
+    // A month before employedFrom is outside the chain (CONTRACT §11.1): created alone, it moves no balance.
+    const before = await monthsOf(a, userId)
     await f.month(a, userId, '2026-04-01')
     const months = await monthsOf(a, userId)
-    assert.deepEqual(months.map((m) => m.month), ['2026-04-01', '2026-05-01', '2026-06-01', '2026-07-01', '2026-08-01', '2026-09-01'])
-    // The chain starts at the new first month; later months carry its balance.
-    assert.equal(months[0].carryInComputed, 0)
-    for (let i = 1; i < months.length; i++) assert.equal(months[i].carryIn, months[i - 1].carryOut)
+    assert.deepEqual(months.map((m) => m.month), ['2026-04-01', '2026-06-01', '2026-07-01', '2026-08-01', '2026-09-01'])
+    assert.deepEqual(carry(months[0]), { carryInComputed: 0, carryIn: 0, sumActual: 0, sumTarget: 0, carryOut: 0 })
+    assert.deepEqual(months.slice(1), before)
+    for (let i = 2; i < months.length; i++) assert.equal(months[i].carryIn, months[i - 1].carryOut)
   })
 
   it('validates the by-user query: the first of a month within 3 months, a known user', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-06-01' })
     const mid = await a.api.get('/v1/time-sheet-months/by-user', { userId, month: '2026-06-15' })
     assert.equal(mid.status, 400)
     assert.match(mid.body.data.validationErrors.month, /first day of a month/)
@@ -65,7 +67,7 @@ forEachDatabase('time-sheet-months', (suite) => {
   })
 
   it('carries the balance from month to month and recomputes later months when an earlier one changes', async () => {
-    const userId = await f.newUser(c)
+    const userId = await f.newUser(c, { employedFrom: '2026-08-01' })
     await f.entry(c, typesC, userId, '2026-08-03T08:00:00+02:00', '2026-08-03T10:00:00+02:00')
     await f.entry(c, typesC, userId, '2026-09-07T08:00:00+02:00', '2026-09-07T12:00:00+02:00')
     await f.entry(c, typesC, userId, '2026-09-08T08:00:00+02:00', '2026-09-08T09:00:00+02:00')
@@ -83,7 +85,7 @@ forEachDatabase('time-sheet-months', (suite) => {
   })
 
   it('takes manual carries (write-only, correction type manual) and a company cap (capped, forfeited)', async () => {
-    const userId = await f.newUser(c)
+    const userId = await f.newUser(c, { employedFrom: '2026-08-01' })
     await f.entry(c, typesC, userId, '2026-09-07T08:00:00+02:00', '2026-09-07T12:00:00+02:00')
     await f.entry(c, typesC, userId, '2026-09-08T08:00:00+02:00', '2026-09-08T09:00:00+02:00')
     await f.month(c, userId, '2026-08-01')
@@ -122,7 +124,7 @@ forEachDatabase('time-sheet-months', (suite) => {
   })
 
   it('approves a submitted month: days approved, month locked with a snapshot; locked periods refuse changes (409)', async () => {
-    const userId = await f.newUser(c)
+    const userId = await f.newUser(c, { employedFrom: '2026-08-01' })
     await f.entry(c, typesC, userId, '2026-08-03T08:00:00+02:00', '2026-08-03T09:00:00+02:00')
     const entry = await f.entry(c, typesC, userId, '2026-09-07T08:00:00+02:00', '2026-09-07T12:00:00+02:00')
     await f.month(c, userId, '2026-08-01')
@@ -168,7 +170,7 @@ forEachDatabase('time-sheet-months', (suite) => {
   })
 
   it('declines a submitted month and its submitted days; approving needs every day submitted (409)', async () => {
-    const userId = await f.newUser(c)
+    const userId = await f.newUser(c, { employedFrom: '2026-07-01' })
     const month = await f.month(c, userId, '2026-07-01')
     await patch(c, month.id, { status: 'submitted' })
     const day = await f.day(c, userId, '2026-07-15')
@@ -192,7 +194,7 @@ forEachDatabase('time-sheet-months', (suite) => {
     const d = await suite.company({ country: 'DE' })
     const typesD = await f.typesOf(d)
     await changeWorkingTime(suite, d, mondayHour)
-    const userId = await f.newUser(d)
+    const userId = await f.newUser(d, { employedFrom: '2026-09-01' })
     await f.entry(d, typesD, userId, '2026-09-07T08:00:00+02:00', '2026-09-07T09:00:00+02:00')
     const week = await f.week(d, userId, '2026-09-07')
     await d.api.patch(`/v1/time-sheet-weeks/${week.id}`, { status: 'submitted' })
@@ -217,9 +219,9 @@ forEachDatabase('time-sheet-months', (suite) => {
   })
 
   it('shows the difference up to today: all days of a past month, none of a future one', async () => {
-    const userId = await f.newUser(a)
     const zone = 'Europe/Berlin'
     const current = monthOf(today(zone))
+    const userId = await f.newUser(a, { employedFrom: addMonths(current, -1) })
     const month = await f.month(a, userId, current)
     let expected = 0
     for (let day = DateTime.fromISO(current, { zone: 'UTC' }); day.toISODate()! <= today(zone); day = day.plus({ days: 1 })) {
@@ -232,7 +234,7 @@ forEachDatabase('time-sheet-months', (suite) => {
   })
 
   it('offers no POST, DELETE or PUT (405)', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-05-01' })
     const month = await f.month(a, userId, '2026-05-01')
     assert.equal((await a.api.post('/v1/time-sheet-months', { userId, month: '2026-06-01' })).status, 405)
     assert.equal((await a.api.delete(`/v1/time-sheet-months/${month.id}`)).status, 405)
@@ -241,7 +243,7 @@ forEachDatabase('time-sheet-months', (suite) => {
   })
 
   it("is isolated: company B can neither see, change nor look up company A's months", async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-05-01' })
     const month = await f.month(a, userId, '2026-05-01')
     assert.equal((await b.api.get(`/v1/time-sheet-months/${month.id}`)).status, 404)
     assert.equal((await patch(b, month.id, { carryInManual: 100 })).status, 404)

@@ -28,7 +28,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
   const daysOf = async (userId: number) => (await a.api.get('/v1/time-sheet-days', { userId, size: 20, '$sort[day]': 1 })).body.items as any[]
 
   it('looks a week up by user: figures over all seven days, with or without day rows (full shape)', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
     await f.entry(a, types, userId, '2026-10-12T08:00:00+02:00', '2026-10-12T17:00:00+02:00')
     await f.entry(a, types, userId, '2026-10-17T20:00:00+02:00', '2026-10-18T02:00:00+02:00')
     await f.entry(a, types, userId, '2026-10-18T08:00:00+02:00', null)
@@ -48,7 +48,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
   })
 
   it('validates the by-user query: a Monday within 3 months, a known user', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
     const tuesday = await a.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: '2026-10-13' })
     assert.equal(tuesday.status, 400)
     assert.match(tuesday.body.data.validationErrors.weekStart, /Monday/)
@@ -60,7 +60,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
   })
 
   it('submits every day of the week in one PATCH, creating the missing day rows', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
     await f.entry(a, types, userId, '2026-10-13T08:00:00+02:00', '2026-10-13T12:00:00+02:00')
     const monday = await f.day(a, userId, '2026-10-12')
     const week = await f.week(a, userId, '2026-10-12')
@@ -76,7 +76,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
   })
 
   it('approves a submitted week; approving needs every day submitted (409 naming the others, nothing changes)', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
     const week = await f.week(a, userId, '2026-10-12')
     assert.equal((await patch(week.id, { status: 'approved' })).status, 409)
     await patch(week.id, { status: 'submitted' })
@@ -104,7 +104,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
   })
 
   it('names the days that block an approval', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
     const week = await f.week(a, userId, '2026-10-12')
     await patch(week.id, { status: 'submitted' })
     const days = await daysOf(userId)
@@ -121,7 +121,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
   })
 
   it('is all or nothing: a running entry refuses the submission and no day moves', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
     await f.entry(a, types, userId, '2026-10-16T08:00:00+02:00', null)
     const week = await f.week(a, userId, '2026-10-12')
     const res = await patch(week.id, { status: 'submitted', externalId: 'never' })
@@ -133,7 +133,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
   })
 
   it('declines the submitted days and reopens every day with draft', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
     const week = await f.week(a, userId, '2026-10-12')
     await patch(week.id, { status: 'submitted' })
     const declined = await patch(week.id, { status: 'declined' })
@@ -146,7 +146,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
   })
 
   it('refuses to reopen a week in a locked month (409)', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
     const month = await f.month(a, userId, '2026-10-01')
     assert.equal((await a.api.patch(`/v1/time-sheet-months/${month.id}`, { status: 'submitted' })).status, 200)
     assert.equal((await a.api.patch(`/v1/time-sheet-months/${month.id}`, { status: 'approved' })).status, 200)
@@ -162,7 +162,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
     const socket = socketClient(suite.server().url)
     try {
       await socket.client.authenticate({ strategy: 'apiKey', apiKey: a.apiKey })
-      const userId = await f.newUser(a)
+      const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
       const week = await f.week(a, userId, '2026-10-12')
       const patched: string[] = []
       socket.client.service('v1/time-sheet-days').on('patched', (day: any) => {
@@ -178,7 +178,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
   })
 
   it('filters, sorts and offers no POST, DELETE or PUT (405); writes only status and externalId', async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-09-01' })
     const first = await f.week(a, userId, '2026-09-07')
     await f.week(a, userId, '2026-09-14')
     const list = await a.api.get('/v1/time-sheet-weeks', { userId, 'weekStart[$gte]': '2026-09-07', '$sort[weekStart]': -1 })
@@ -194,7 +194,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
   })
 
   it("is isolated: company B can neither see, change nor look up company A's weeks", async () => {
-    const userId = await f.newUser(a)
+    const userId = await f.newUser(a, { employedFrom: '2026-09-01' })
     const week = await f.week(a, userId, '2026-09-21')
     assert.equal((await b.api.get(`/v1/time-sheet-weeks/${week.id}`)).status, 404)
     assert.equal((await b.api.patch(`/v1/time-sheet-weeks/${week.id}`, { status: 'submitted' })).status, 404)

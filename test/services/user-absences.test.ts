@@ -20,8 +20,8 @@ forEachDatabase('user-absences', (suite) => {
   let types: AbsenceTypes
   let n = 0
 
-  const newUser = async (company: TestCompany) => {
-    const res = await company.api.post('/v1/users', { fullName: `Absent ${++n}`, email: `ua-${process.pid}-${Date.now()}-${n}@crew.test` })
+  const newUser = async (company: TestCompany, account: { employedFrom?: string } = {}) => {
+    const res = await company.api.post('/v1/users', { fullName: `Absent ${++n}`, email: `ua-${process.pid}-${Date.now()}-${n}@crew.test`, ...account })
     assert.equal(res.status, 201, res.text)
     return res.body.id as number
   }
@@ -211,7 +211,8 @@ forEachDatabase('user-absences', (suite) => {
     it(`uses the local calendar day on the DST days of ${zone}`, async () => {
       const company = await suite.company({ country })
       const typesC = await typesOf(company)
-      const userId = await newUser(company)
+      // Days before employedFrom have no target (CONTRACT §11.1): the account covers both DST days.
+      const userId = await newUser(company, { employedFrom: '2026-01-01' })
       const post = (typeId: number, startsAt: string, endsAt: string) => company.api.post('/v1/user-absences', { typeId, userId, startsAt, endsAt })
       // Exactly the 25-hour Sunday, midnight to midnight: Monday is not touched.
       const autumn = await post(typesC.vacation, '2026-10-25T00:00:00+02:00', '2026-10-26T00:00:00+01:00')
@@ -228,7 +229,7 @@ forEachDatabase('user-absences', (suite) => {
       const spring = await post(typesC.vacation, '2026-03-29T00:00:00+01:00', '2026-03-30T00:00:00+02:00')
       assert.equal(spring.body.workDays, 1)
       // 01:00–04:00 local on the short day is 2 hours (not 3) of a 4-hour target.
-      const other = await newUser(company)
+      const other = await newUser(company, { employedFrom: '2026-01-01' })
       const hourly = await company.api.post('/v1/user-absences', { typeId: typesC.hourly, userId: other, startsAt: '2026-03-29T01:00:00+01:00', endsAt: '2026-03-29T04:00:00+02:00' })
       assert.equal(hourly.body.workDays, 0.5)
       const short = await company.api.patch(`/v1/user-absences/${spring.body.id}`, { startsAt: '2026-03-29T01:00:00+01:00', endsAt: '2026-03-29T04:00:00+02:00' })

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import bcrypt from 'bcryptjs'
 import { forEachDatabase, TestCompany } from '../support/harness'
 
-const USER_FIELDS = ['color', 'createdAt', 'deactivatedAt', 'email', 'externalId', 'fullName', 'id', 'roleId', 'roleType', 'shortName', 'staffNumber', 'updatedAt']
+const USER_FIELDS = ['color', 'createdAt', 'deactivatedAt', 'email', 'employedFrom', 'externalId', 'fullName', 'id', 'openingBalance', 'roleId', 'roleType', 'shortName', 'staffNumber', 'updatedAt']
 
 forEachDatabase('users', (suite) => {
   let a: TestCompany

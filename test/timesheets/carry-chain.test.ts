@@ -37,7 +37,7 @@ forEachDatabase('time-sheet carry chain', (suite) => {
   const without = (row: any, fields: string[]) => Object.fromEntries(Object.entries(row).filter(([key]) => !fields.includes(key)))
 
   it('carries a change of the first month through 25 months; months after an unchanged carry-out stay untouched', async () => {
-    const userId = await f.newUser(c)
+    const userId = await f.newUser(c, { employedFrom: '2024-06-01' })
     await f.month(c, userId, '2024-06-01')
     await f.month(c, userId, '2026-06-01')
     await f.entry(c, types, userId, '2025-01-06T08:00:00+01:00', '2025-01-06T10:30:00+01:00')
@@ -75,7 +75,7 @@ forEachDatabase('time-sheet carry chain', (suite) => {
 
   it('rewrites more day rows than one statement holds after a working-time change', async () => {
     const d = await suite.company({ country: 'DE' })
-    const userId = await f.newUser(d)
+    const userId = await f.newUser(d, { employedFrom: '2026-01-01' })
     const months = ['2026-01-01', '2026-02-01', '2026-03-01', '2026-04-01', '2026-05-01']
     // Submitting a month creates its days (151 in all) and moves them, in one statement a month.
     for (const month of months) {

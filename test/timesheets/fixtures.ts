@@ -20,8 +20,9 @@ export interface SheetTypes {
 export function sheetFixtures(suite: DatabaseSuite) {
   const knex = () => suite.server().knex
 
-  const newUser = async (company: TestCompany) => {
-    const res = await company.api.post('/v1/users', { fullName: `Sheet ${++n}`, email: `ts-${process.pid}-${Date.now()}-${n}@crew.test` })
+  /** A worker; `account` sets where its time account starts (default: today, CONTRACT §11.1). */
+  const newUser = async (company: TestCompany, account: { employedFrom?: string; openingBalance?: number } = {}) => {
+    const res = await company.api.post('/v1/users', { fullName: `Sheet ${++n}`, email: `ts-${process.pid}-${Date.now()}-${n}@crew.test`, ...account })
     assert.equal(res.status, 201, res.text)
     return res.body.id as number
   }

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
 import { recomputeUser } from '../../src/timesheets/recompute'
-import { addMonths, monthDays, weekDays } from '../../src/timesheets/periods'
+import { addMonths, monthDays, monthOf, weekDays } from '../../src/timesheets/periods'
+import { MINUTE_MS } from '../../src/timesheets/durations'
 import { dayOf } from '../../src/timesheets/sheet-rows'
 
 /**
  * Checks that hold for a user's stored time sheets after any sequence of writes: the stored rows
  * equal a recomputation from scratch, the aggregates agree with each other, and the month rows
- * form a gap-free carry chain.
+ * form a gap-free carry chain from the month of the user's `employedFrom` (CONTRACT §11.1).
  */
 type Row = Record<string, any>
 
@@ -15,7 +16,9 @@ const ROLLBACK = new Error('rollback')
 
 async function rowsOf(db: Knex | Knex.Transaction, companyId: number, userId: number) {
   const where = { companyId, userId }
+  const user = await db('users').where({ id: userId, companyId }).first('employedFrom', 'openingBalance')
   return {
+    account: { employedFrom: dayOf(user.employedFrom), openingBalance: Number(user.openingBalance) },
     days: await db('time_sheet_days').where(where).orderBy('day'),
     weeks: await db('time_sheet_weeks').where(where).orderBy('weekStart'),
     months: await db('time_sheet_months').where(where).orderBy('month')
@@ -43,13 +46,26 @@ export async function assertMatchesRecomputation(knex: Knex, companyId: number, 
 
 const daily = (row: Row): [number, number][] => (typeof row.dailyFigures === 'string' ? JSON.parse(row.dailyFigures) : row.dailyFigures)
 
-/** Weeks, months and days agree; months are gap-free and chain their carries. */
-export function assertConsistent({ days, weeks, months }: { days: Row[]; weeks: Row[]; months: Row[] }) {
+export interface Account {
+  employedFrom: string
+  openingBalance: number
+}
+
+/**
+ * Weeks, months and days agree; days before `employedFrom` have no target; months from the month
+ * of `employedFrom` on are gap-free and chain their carries from the opening balance; months
+ * before it start from 0 and pass nothing on.
+ */
+export function assertConsistent({ days, weeks, months, account }: { days: Row[]; weeks: Row[]; months: Row[]; account: Account }) {
+  const chainStart = monthOf(account.employedFrom)
   const figures = new Map<string, [number, number]>()
   for (const month of months) monthDays(dayOf(month.month)).forEach((day, i) => figures.set(day, daily(month)[i]))
   for (const month of months) {
     const [actual, target] = daily(month).reduce(([a, t], [da, dt]) => [a + da, t + dt], [0, 0])
     assert.deepEqual([Number(month.sumActualComputedMs), Number(month.sumTargetComputedMs)], [actual, target], `sums of ${dayOf(month.month)}`)
+  }
+  for (const [day, [, target]] of figures) {
+    if (day < account.employedFrom) assert.equal(target, 0, `${day} is before employedFrom: no target`)
   }
   for (const day of days) {
     const known = figures.get(dayOf(day.day))
@@ -63,12 +79,16 @@ export function assertConsistent({ days, weeks, months }: { days: Row[]; weeks: 
   }
   months.forEach((month, i) => {
     const label = dayOf(month.month)
-    if (i === 0) {
-      assert.equal(Number(month.carryInComputedMs), 0, `${label} starts the chain`)
+    if (label < chainStart) {
+      assert.equal(Number(month.carryInComputedMs), 0, `${label} is outside the chain`)
+      return
+    }
+    if (label === chainStart) {
+      assert.equal(Number(month.carryInComputedMs), Math.round(account.openingBalance * MINUTE_MS), `${label} starts the chain with the opening balance`)
       return
     }
     const previous = months[i - 1]
-    assert.equal(label, addMonths(dayOf(previous.month), 1), 'month rows are gap-free')
+    assert.equal(previous && dayOf(previous.month), addMonths(label, -1), `month rows are gap-free from the chain start (${label})`)
     assert.equal(Number(month.carryInComputedMs), Number(previous.carryOutMs), `${label} carryInComputed = carryOut of the month before`)
     if (month.carryInManualMs === null && month.lockedAt === null) {
       assert.equal(Number(month.carryInMs), Number(previous.carryOutMs), `${label} carryIn = carryOut of the month before`)

@@ -9,8 +9,8 @@ import { SHEET_STATUSES } from '../../src/timesheets/workflow'
 import { WEEKDAYS } from '../../src/timesheets/working-time'
 
 /**
- * Random sequences of entry, absence, override, status, carry and settings writes for one user
- * over four months (with a DST change); after every step the stored figures equal a recomputation
+ * Random sequences of entry, absence, override, status, carry, settings and account-start writes
+ * for one user over four months (with a DST change), whose account starts on a random day of them; after every step the stored figures equal a recomputation
  * from scratch and the carry chain holds. FC_RUNS sets the number of sequences per database,
  * FC_SEED replays one.
  */
@@ -56,6 +56,10 @@ const operation = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('monthCarry' as const), day, field: fc.constantFrom('carryInManual', 'carryOutManual'), value: fc.option(fc.integer({ min: -3000, max: 3000 })) })
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('account' as const), day: fc.option(day), openingBalance: fc.option(fc.integer({ min: -3000, max: 3000 })) })
   },
   {
     weight: 1,
@@ -168,6 +172,11 @@ forEachDatabase('time-sheet properties', (suite) => {
         ok(await api.patch(`/v1/time-sheet-months/${sheet.id}`, { [op.field]: op.value }), [200, 409], label)
         return
       }
+      case 'account': {
+        const body = { ...(op.day === null ? {} : { employedFrom: DAYS[op.day] }), ...(op.openingBalance === null ? {} : { openingBalance: op.openingBalance }) }
+        ok(await api.patch(`/v1/users/${run.userId}`, body), [200, 409], label)
+        return
+      }
       case 'settings':
         await changeWorkingTime(suite, run.company, (model) => {
           model.targetMinutes[op.weekday] = op.target
@@ -178,9 +187,11 @@ forEachDatabase('time-sheet properties', (suite) => {
 
   it('keeps stored figures equal to a recomputation from scratch and the carry chain intact after every write', async function () {
     this.timeout(600000)
-    const property = fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 20 }), async (ops) => {
+    const account = fc.record({ start: day, openingBalance: fc.integer({ min: -3000, max: 3000 }) })
+    const property = fc.asyncProperty(account, fc.array(operation, { minLength: 1, maxLength: 20 }), async ({ start, openingBalance }, ops) => {
       const company = await suite.company({ country: 'DE' })
-      const run: Run = { company, types: await f.typesOf(company), userId: await f.newUser(company), entries: [], absences: [] }
+      const userId = await f.newUser(company, { employedFrom: DAYS[start], openingBalance })
+      const run: Run = { company, types: await f.typesOf(company), userId, entries: [], absences: [] }
       for (const op of ops) {
         await apply(run, op)
         assertConsistent(await assertMatchesRecomputation(suite.server().knex, company.id, run.userId))

@@ -7,6 +7,7 @@ import { coveredDayRange, millis } from '../../timesheets/calendar'
 import { assertSpansWritable, lockUserTime, recomputeSpans } from '../../timesheets/recompute'
 import { publishRecomputed } from '../../timesheets/events'
 import { parseWorkingTime } from '../../timesheets/working-time'
+import { dayOf } from '../../timesheets/sheet-rows'
 
 /**
  * The write rules of user absences (CONTRACT §7.3): the decision fields and who made them, the
@@ -154,5 +155,9 @@ export async function loadWorkDays(items: Row[], context: HookContext) {
   const hourly = new Map(types.map((type) => [Number(type.id), Boolean(type.isAbsenceHourly)]))
   const company = types[0] ?? (await db(context)('companies').where({ id: companyId }).first('workingTime', 'country', 'timezone'))
   const calendar = { ...parseWorkingTime(company.workingTime, company.country), timezone: company.timezone }
-  for (const item of items) item.workDays = absenceWorkDays(item as { startsAt: string; endsAt: string }, hourly.get(item.typeId) ?? false, calendar)
+  const users: Row[] = await db(context)('users').where({ companyId }).whereIn('id', [...new Set(items.map((item) => item.userId))]).select('id', 'employedFrom')
+  const employedFrom = new Map(users.map((user) => [Number(user.id), dayOf(user.employedFrom)]))
+  for (const item of items) {
+    item.workDays = absenceWorkDays(item as { startsAt: string; endsAt: string }, hourly.get(item.typeId) ?? false, calendar, employedFrom.get(Number(item.userId)) ?? null)
+  }
 }

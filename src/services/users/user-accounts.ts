@@ -3,6 +3,7 @@ import type { Knex } from 'knex'
 import { hashPassword } from '../../companies/create-company'
 import type { RoleType } from '../../companies/catalogues'
 import { badRequest } from '../../resources/validation'
+import { today } from '../../timesheets/periods'
 
 /**
  * Account changes that only the settings page and the CLI make (CONTRACT §10.1): creating
@@ -64,6 +65,7 @@ export async function createAccount(db: Knex, input: NewAccount): Promise<number
         passwordHash,
         roleId: role.id,
         roleType: role.type,
+        employedFrom: today((await trx('companies').where({ id: input.companyId }).first('timezone')).timezone),
         createdAt: now,
         updatedAt: now
       },

@@ -2,10 +2,11 @@ import { Type } from '@feathersjs/typebox'
 import { Conflict } from '@feathersjs/errors'
 import { defineResource, output, writable, writeOnly } from '../../resources/define-resource'
 import type { ValidationErrors } from '../../resources/define-resource'
-import { Color, Email, Enum, Id, Str, Timestamp } from '../../resources/types'
+import { Color, DateString, Email, Enum, Id, Num, Str, Timestamp } from '../../resources/types'
 import { ROLE_TYPES } from '../../companies/catalogues'
 import { hashPassword } from '../../companies/create-company'
 import { refuseAdminChangesByKey } from './users.rules'
+import { afterAccountWrite, checkAccountWrite } from './user-account-start'
 
 /** bcrypt ignores everything after 72 bytes: a longer password would be silently weaker. */
 const BCRYPT_MAX_BYTES = 72
@@ -33,12 +34,14 @@ export const userResource = defineResource({
     roleType: output(Enum(ROLE_TYPES), { nullable: false }),
     deactivatedAt: writable(Timestamp()),
     externalId: writable(Str()),
+    employedFrom: writable(DateString({ description: 'The first day of the time account (company timezone); days before it have target 0. Default: the day the user is created.' }), { nullable: false }),
+    openingBalance: writable(Num({ minimum: -100_000, maximum: 100_000, description: 'Overtime balance in minutes brought over from a previous system: the carry-in of the month of employedFrom.' }), { nullable: false }),
     createdAt: output(Timestamp()),
     updatedAt: output(Timestamp())
   },
   required: ['fullName', 'email'],
   references: { roleId: { table: 'roles' } },
-  filters: ['id', 'roleId', 'fullName', 'email', 'shortName', 'roleType', 'staffNumber', 'deactivatedAt', 'externalId', 'createdAt', 'updatedAt'],
+  filters: ['id', 'roleId', 'fullName', 'email', 'shortName', 'roleType', 'staffNumber', 'deactivatedAt', 'externalId', 'employedFrom', 'openingBalance', 'createdAt', 'updatedAt'],
   async beforeWrite(write) {
     const { data, method, existing, companyId, context } = write
     const errors: ValidationErrors = {}
@@ -48,6 +51,8 @@ export const userResource = defineResource({
     // After the field checks: its 403 decides only a body without invalid fields, which a throw would hide.
     if (Object.keys(errors).length > 0) return errors
     await refuseAdminChangesByKey(write)
+    Object.assign(errors, await checkAccountWrite(write))
+    if (Object.keys(errors).length > 0) return errors
     if (method === 'create' && data.roleId === undefined) {
       const worker = await context.params.transaction!.trx!('roles').where({ companyId, type: 'worker' }).first('id')
       data.roleId = worker?.id
@@ -66,5 +71,6 @@ export const userResource = defineResource({
       const role = await context.params.transaction!.trx!('roles').where({ id: row.roleId }).first('type')
       row.roleType = role.type
     }
-  }
+  },
+  afterWrite: afterAccountWrite
 })
