@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { coveredMs, roundMinutes, span, spansOverlap } from '../../src/timesheets/durations'
-import { changeClock, EntryClock, workedMinutes } from '../../src/timesheets/entry-clock'
+import { changeClock, EntryClock, pauseErrors, workedMinutes } from '../../src/timesheets/entry-clock'
 
 const t = (iso: string) => Date.parse(iso)
 const clock = (start: string, end: string | null, pauses: [string, string][] = [], pausedAt: string | null = null): EntryClock => ({
@@ -113,5 +113,34 @@ describe('timesheets/entry-clock', () => {
     const outcome = changeClock(null, { start: t('2026-11-23T08:00:00Z'), end: t('2026-11-23T08:45:00Z') }, 0)
     assert.ok(outcome.ok)
     assert.equal(workedMinutes(outcome.clock), 45)
+  })
+  it('replaces the pause list, sorted, the open pause as pausedAt; resumedAt back-fills a close', () => {
+    const running = clock('2026-11-23T08:00:00Z', null)
+    const listed = changeClock(running, { pauses: [{ start: t('2026-11-23T11:00:00Z'), end: null }, { start: t('2026-11-23T09:00:00Z'), end: t('2026-11-23T09:30:00Z') }] }, 0)
+    assert.ok(listed.ok)
+    assert.equal(listed.clock.pausedAt, t('2026-11-23T11:00:00Z'))
+    assert.deepEqual(listed.clock.pauses, [{ start: t('2026-11-23T09:00:00Z'), end: t('2026-11-23T09:30:00Z') }])
+    const resumed = changeClock(listed.clock, { pausedAt: null, resumedAt: t('2026-11-23T11:10:00Z') }, t('2026-11-23T15:00:00Z'))
+    assert.ok(resumed.ok)
+    assert.deepEqual(resumed.closedPause, { start: t('2026-11-23T11:00:00Z'), end: t('2026-11-23T11:10:00Z') })
+    const early = changeClock(listed.clock, { pausedAt: null, resumedAt: t('2026-11-23T10:00:00Z') }, 0)
+    assert.deepEqual(early.ok ? null : [early.status, early.field], [400, 'resumedAt'])
+    // A shorter span must still hold the stored pauses.
+    const cut = changeClock(clock('2026-11-23T08:00:00Z', '2026-11-23T12:00:00Z', [['2026-11-23T11:00:00Z', '2026-11-23T11:30:00Z']]), { end: t('2026-11-23T11:15:00Z') }, 0)
+    assert.deepEqual(cut.ok ? null : [cut.status, cut.field], [400, 'endsAt'])
+  })
+
+  it('names the offending pause of a list by its index as sent', () => {
+    const entry = { start: t('2026-11-23T08:00:00Z'), end: t('2026-11-23T12:00:00Z') }
+    const p = (start: string, end: string | null) => ({ start: t(start), end: end === null ? null : t(end) })
+    assert.deepEqual(pauseErrors([p('2026-11-23T11:00:00Z', '2026-11-23T12:00:00Z'), p('2026-11-23T08:00:00Z', '2026-11-23T11:00:00Z')], entry), {})
+    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T10:00:00Z', '2026-11-23T11:00:00Z'), p('2026-11-23T09:00:00Z', '2026-11-23T10:30:00Z')], entry)), ['pauses.0.startsAt'])
+    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T07:00:00Z', '2026-11-23T08:30:00Z')], entry)), ['pauses.0.startsAt'])
+    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T11:00:00Z', '2026-11-23T12:01:00Z')], entry)), ['pauses.0.endsAt'])
+    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T10:00:00Z', '2026-11-23T09:00:00Z')], entry)), ['pauses.0.endsAt'])
+    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T10:00:00Z', null)], entry)), ['pauses.0.endsAt'])
+    const running = { start: entry.start, end: null }
+    assert.deepEqual(pauseErrors([p('2026-11-23T10:00:00Z', null)], running), {})
+    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T10:00:00Z', null), p('2026-11-23T11:00:00Z', null)], running)).sort(), ['pauses.1.endsAt', 'pauses.1.startsAt'])
   })
 })
