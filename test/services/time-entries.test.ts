@@ -3,7 +3,7 @@ import { forEachDatabase, TestCompany } from '../support/harness'
 
 const ENTRY_FIELDS = [
   'assignmentId', 'createdAt', 'duration', 'endLatitude', 'endLongitude', 'endTrackingError', 'endsAt', 'eventId', 'eventTypeId',
-  'externalId', 'id', 'note', 'pausedAt', 'startLatitude', 'startLongitude', 'startTrackingError', 'startsAt', 'typeId', 'updatedAt', 'userId'
+  'externalId', 'id', 'note', 'pausedAt', 'pauses', 'startLatitude', 'startLongitude', 'startTrackingError', 'startsAt', 'typeId', 'updatedAt', 'userId'
 ]
 
 const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60000).toISOString()

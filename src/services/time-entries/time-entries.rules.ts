@@ -9,12 +9,13 @@ import { assertDaysWritable, lockUserTime, recomputeDays } from '../../timesheet
 import { publishRecomputed } from '../../timesheets/events'
 
 /**
- * The write rules of time entries (CONTRACT §7.2): type/assignment/event consistency, the pause
- * clock, no overlap and one running entry per user, and the time-sheet hook points.
+ * The write rules of time entries (CONTRACT §7.2, §11.4): type/assignment/event consistency, the pause
+ * clock and the pause list, no overlap and one running entry per user, and the time-sheet hook points.
  */
 interface PlannedWrite {
   clock: EntryClock
-  closedPause: { start: number; end: number } | null
+  /** The closed pauses changed: afterWrite stores `clock.pauses` anew. */
+  pausesChanged: boolean
   userId: number
   days: Day[]
 }
@@ -94,11 +95,22 @@ export async function checkTimeEntry(write: WriteContext): Promise<ValidationErr
   const { data, existing, companyId, context } = write
   const trx = trxOf(context)
   const errors = write.method === 'create' ? await checkAssignment(write) : {}
+  // `pauses` says whether a pause is open, so `pausedAt` beside it could only contradict it.
+  if (data.pauses !== undefined && data.pausedAt !== undefined) errors.pauses = 'cannot be combined with pausedAt in one body'
+  if (given(data.resumedAt) && data.pausedAt !== null) errors.resumedAt = 'is accepted only together with pausedAt: null'
+  if (Object.keys(errors).length > 0) return errors
   const before = existing ? await clockOf(trx, existing, companyId) : null
-  const outcome = changeClock(before, { start: instant(data.startsAt) ?? undefined, end: instant(data.endsAt), pausedAt: instant(data.pausedAt) }, Date.now())
+  const change = {
+    start: instant(data.startsAt) ?? undefined,
+    end: instant(data.endsAt),
+    pausedAt: instant(data.pausedAt),
+    resumedAt: instant(data.resumedAt) ?? undefined,
+    pauses: data.pauses === undefined ? undefined : ((data.pauses ?? []) as Row[]).map((p) => ({ start: millis(p.startsAt), end: instant(p.endsAt) ?? null }))
+  }
+  const outcome = changeClock(before, change, Date.now())
   if (!outcome.ok) {
-    if (outcome.status === 409) throw new Conflict(`Cannot change ${outcome.field}: ${outcome.message}`, { validationErrors: { [outcome.field]: outcome.message } })
-    errors[outcome.field] = outcome.message
+    if (outcome.status === 409) throw new Conflict(`Cannot change ${outcome.field}: ${outcome.message}`, { validationErrors: outcome.errors })
+    Object.assign(errors, outcome.errors)
   }
   // CONTRACT §10.3: a finished entry spans at most a day; named endsAt whichever end moved.
   if (outcome.ok && outcome.clock.end !== null && outcome.clock.end - outcome.clock.start > MAX_ENTRY_MS) {
@@ -113,8 +125,8 @@ export async function checkTimeEntry(write: WriteContext): Promise<ValidationErr
   await lockUserTime(trx, { companyId, userId })
   await assertDaysWritable(trx, { companyId, userId, days })
   await assertNoOverlap(trx, companyId, userId, existing?.id, outcome.clock)
-  if (existing) data.pausedAt = iso(outcome.clock.pausedAt)
-  planned.set(write, { clock: outcome.clock, closedPause: outcome.closedPause, userId, days })
+  data.pausedAt = iso(outcome.clock.pausedAt)
+  planned.set(write, { clock: outcome.clock, pausesChanged: change.pauses !== undefined || outcome.closedPause !== null, userId, days })
 }
 
 export function timeEntryRow(row: Row, write: WriteContext) {
@@ -123,9 +135,13 @@ export function timeEntryRow(row: Row, write: WriteContext) {
 
 export async function afterTimeEntryWrite(id: number, write: WriteContext) {
   const trx = trxOf(write.context)
-  const { closedPause, userId, days } = planned.get(write)!
-  if (closedPause) {
-    await trx('time_entry_pauses').insert({ companyId: write.companyId, timeEntryId: id, startsAt: iso(closedPause.start), endsAt: iso(closedPause.end) })
+  const { clock, pausesChanged, userId, days } = planned.get(write)!
+  if (pausesChanged) {
+    // Replaced as a whole, in order (the open pause is the entry's pausedAt column).
+    const companyId = write.companyId
+    await trx('time_entry_pauses').where({ companyId, timeEntryId: id }).delete()
+    const rows = [...clock.pauses].sort((x, y) => x.start - y.start).map((p) => ({ companyId, timeEntryId: id, startsAt: iso(p.start), endsAt: iso(p.end) }))
+    if (rows.length > 0) await trx('time_entry_pauses').insert(rows)
   }
   await publishRecomputed(write.context, await recomputeDays(trx, { companyId: write.companyId, userId, days }))
 }
@@ -146,4 +162,18 @@ export async function beforeTimeEntryRemove(id: number, context: HookContext) {
 
 export async function afterTimeEntryRemove(removed: Row, context: HookContext) {
   await publishRecomputed(context, await recomputeDays(trxOf(context), removedDays(removed, context)))
+}
+
+/** `pauses` of a page of entries in one query: the closed ones in order, then the open one (`pausedAt`). */
+export async function loadPauses(items: Row[], context: HookContext) {
+  const db: Knex = context.params.transaction?.trx ?? context.app.get('knex' as any)
+  const rows: Row[] = await db('time_entry_pauses')
+    .where({ companyId: context.params.company!.id })
+    .whereIn('timeEntryId', items.map((item) => item.id))
+    .orderBy([{ column: 'startsAt' }, { column: 'id' }])
+    .select('timeEntryId', 'startsAt', 'endsAt')
+  const byEntry = new Map<number, Row>(items.map((item) => [Number(item.id), item]))
+  for (const item of items) item.pauses = []
+  for (const row of rows) byEntry.get(Number(row.timeEntryId))?.pauses.push({ startsAt: iso(millis(row.startsAt)), endsAt: iso(millis(row.endsAt)) })
+  for (const item of items) if (item.pausedAt !== null) item.pauses.push({ startsAt: item.pausedAt, endsAt: null })
 }

@@ -1,14 +1,24 @@
-import { createOnly, defineResource, output, patchOnly, writable } from '../../resources/define-resource'
-import { Id, Num, Str, Text, Timestamp } from '../../resources/types'
+import { Type } from '@feathersjs/typebox'
+import { createOnly, defineResource, output, patchOnly, writable, writeOnly } from '../../resources/define-resource'
+import { Id, Nullable, Num, Str, Text, Timestamp } from '../../resources/types'
 import { roundMinutes, toMinutes } from '../../timesheets/durations'
-import { afterTimeEntryRemove, afterTimeEntryWrite, beforeTimeEntryRemove, checkTimeEntry, timeEntryRow } from './time-entries.rules'
+import { afterTimeEntryRemove, afterTimeEntryWrite, beforeTimeEntryRemove, checkTimeEntry, loadPauses, timeEntryRow } from './time-entries.rules'
 
 const Latitude = () => Num({ minimum: -90, maximum: 90 })
 const Longitude = () => Num({ minimum: -180, maximum: 180 })
 
+/** A pause of an entry (CONTRACT §11.4); `endsAt` null is the open pause. */
+const Pause = Type.Object({ startsAt: Timestamp(), endsAt: Nullable(Timestamp()) }, { additionalProperties: false, title: 'TimeEntryPause' })
+const PauseWrite = Type.Object(
+  { startsAt: Timestamp(), endsAt: Type.Optional(Nullable(Timestamp())) },
+  { additionalProperties: false, title: 'TimeEntryPauseInput' }
+)
+const Pauses = Type.Array(Pause, { maxItems: 100 })
+
 /**
  * Worked time of a user (CONTRACT §7.2). `duration` is computed from the span minus all pauses
- * and stored exactly as `worked_ms`; `pausedAt` is the start of the current pause.
+ * and stored exactly as `worked_ms`; `pausedAt` is the start of the open pause. `pauses` lists the
+ * closed pauses (rows of time_entry_pauses) in order, then the open one (CONTRACT §11.4).
  */
 export const timeEntryResource = defineResource({
   path: 'time-entries',
@@ -23,6 +33,10 @@ export const timeEntryResource = defineResource({
     endsAt: writable(Timestamp()),
     duration: output(Num({ minimum: 0 }), { stored: false }),
     pausedAt: patchOnly(Timestamp()),
+    // The whole list on each write (null or [] clears it), in any order; stored and returned sorted.
+    pauses: writable(Pauses, { stored: false, nullable: false, writeSchema: Nullable(Type.Array(PauseWrite, { maxItems: 100 })) }),
+    // With `pausedAt: null`: when the open pause ended (default: now).
+    resumedAt: writeOnly(Timestamp(), { stored: false, create: false }),
     note: writable(Text()),
     userId: createOnly(Id(), { nullable: false }),
     assignmentId: createOnly(Id()),
@@ -50,11 +64,12 @@ export const timeEntryResource = defineResource({
   beforeWrite: checkTimeEntry,
   toRow: timeEntryRow,
   afterWrite: afterTimeEntryWrite,
-  async loadVirtual(items) {
+  async loadVirtual(items, context) {
     for (const item of items) {
       const ms = item.__row.workedMs
       item.duration = ms === null || ms === undefined ? null : roundMinutes(toMinutes(Number(ms)))
     }
+    await loadPauses(items, context)
   },
   beforeRemove: beforeTimeEntryRemove,
   afterRemove: afterTimeEntryRemove
