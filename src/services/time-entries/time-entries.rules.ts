@@ -96,9 +96,11 @@ export async function checkTimeEntry(write: WriteContext): Promise<ValidationErr
   const trx = trxOf(context)
   const errors = write.method === 'create' ? await checkAssignment(write) : {}
   // `pauses` says whether a pause is open, so `pausedAt` beside it could only contradict it.
-  if (data.pauses !== undefined && data.pausedAt !== undefined) errors.pauses = 'cannot be combined with pausedAt in one body'
-  if (given(data.resumedAt) && data.pausedAt !== null) errors.resumedAt = 'is accepted only together with pausedAt: null'
-  if (Object.keys(errors).length > 0) return errors
+  // Either makes the clock change meaningless, so it is not applied (the other fields' errors still are reported).
+  const combination: ValidationErrors = {}
+  if (data.pauses !== undefined && data.pausedAt !== undefined) combination.pauses = 'cannot be combined with pausedAt in one body'
+  if (given(data.resumedAt) && data.pausedAt !== null) combination.resumedAt = 'is accepted only together with pausedAt: null'
+  if (Object.keys(combination).length > 0) return { ...errors, ...combination }
   const before = existing ? await clockOf(trx, existing, companyId) : null
   const change = {
     start: instant(data.startsAt) ?? undefined,
