@@ -92,19 +92,23 @@ function absenceEffect(day: Day, absences: AbsenceInput[], calendar: WorkingCale
 /** The computed figures of `day` from the entries that start on it and the approved absences that cover it. */
 export function computeDay(day: Day, entries: EntryInput[], absences: AbsenceInput[], calendar: WorkingCalendar): ComputedDay {
   const finished = entries.filter((entry) => entry.endsAt !== null)
+  const running = entries.filter((entry) => entry.endsAt === null)
   const workedMs = finished.reduce((sum, entry) => sum + (entry.workedMs ?? 0), 0)
   const startsAt = entries.length ? Math.min(...entries.map((entry) => entry.startsAt)) : null
-  const endsAt = finished.length ? Math.max(...finished.map((entry) => entry.endsAt as number)) : null
+  // While an entry runs the day has no end yet, and its break is the gaps so far: from the first
+  // start up to the running entry's start, less the finished entries' work (CONTRACT §11.5).
+  const endsAt = running.length === 0 && finished.length ? Math.max(...finished.map((entry) => entry.endsAt as number)) : null
+  const breakEndsAt = running.length ? Math.min(...running.map((entry) => entry.startsAt)) : endsAt
   const { expectedDurationMs, creditedMs } = absenceEffect(day, absences, calendar)
   return {
     startsAt,
     endsAt,
     workedMs,
     creditedMs,
-    breakTimeMs: startsAt !== null && endsAt !== null ? Math.max(0, endsAt - startsAt - workedMs) : null,
+    breakTimeMs: startsAt !== null && breakEndsAt !== null ? Math.max(0, breakEndsAt - startsAt - workedMs) : null,
     durationMs: workedMs + creditedMs,
     expectedDurationMs,
-    hasOpenTimeEntry: entries.some((entry) => entry.endsAt === null),
+    hasOpenTimeEntry: running.length > 0,
     hasMultipleDayTimeEntry: finished.some((entry) => coversSeveralDays(entry.startsAt, entry.endsAt as number, calendar.timezone))
   }
 }

@@ -39,7 +39,11 @@ describe('time-sheet day figures (pure)', () => {
 
   it('counts a running entry for the start but not for worked time; flags entries that end on a later day', () => {
     const running = computeDay('2026-11-23', [work('2026-11-23T07:00:00Z', null)], [], de)
-    assert.deepEqual([running.startsAt, running.endsAt, running.durationMs, running.breakTimeMs, running.hasOpenTimeEntry], [at('2026-11-23T07:00:00Z'), null, 0, null, true])
+    // CONTRACT §11.5: no gap before the only (running) entry, so no break yet.
+    assert.deepEqual([running.startsAt, running.endsAt, running.durationMs, running.breakTimeMs, running.hasOpenTimeEntry], [at('2026-11-23T07:00:00Z'), null, 0, 0, true])
+    // A finished entry then a running one: no end yet, the break is the gap up to the running entry's start.
+    const second = computeDay('2026-11-23', [work('2026-11-23T06:00:00Z', '2026-11-23T10:00:00Z', 10), work('2026-11-23T10:30:00Z', null)], [], de)
+    assert.deepEqual([second.endsAt, second.workedMs, second.breakTimeMs], [null, 230 * MIN, 40 * MIN])
     const night = computeDay('2026-11-23', [work('2026-11-23T20:00:00Z', '2026-11-24T02:00:00Z')], [], de)
     assert.equal(night.hasMultipleDayTimeEntry, true)
     // Ending exactly at local midnight does not touch the next day (half-open spans).
