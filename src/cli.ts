@@ -262,7 +262,7 @@ export function buildCli() {
         const admin = await db('users').join('roles', 'roles.id', 'users.roleId').where({ 'users.companyId': opts.company, 'roles.type': 'admin' }).whereNull('users.deactivatedAt').orderBy('users.id').first('users.id')
         if (!admin) fail(`company ${opts.company} does not exist or has no active admin user`, opts)
         const key = await load.apiKeys().createApiKey(db, app.get('appSecret'), { companyId: opts.company, userId: admin.id, name: opts.name, scopes })
-        return { ...key, scopes: load.scopes().normalizeScopes(scopes ?? ['*:write']) }
+        return { ...key, scopes: load.scopes().normalizeScopes(scopes ?? load.scopes().DEFAULT_SCOPES) }
       })
       print(opts, { keyId: created.id, apiKey: created.key, scopes: created.scopes }, `key ${created.id}: ${created.key}\nscopes: ${created.scopes.join(' ')}`)
     })

@@ -89,6 +89,17 @@ async function spend(limiter: RateLimiterAbstract, key: string, logger: Logger):
   }
 }
 
+/** Looks without spending: the TooManyRequests for a key that has used up `points`, else null (also when the store fails). */
+async function refusal(limiter: RateLimiterAbstract, key: string, points: number, logger: Logger): Promise<TooManyRequests | null> {
+  try {
+    const state = await limiter.get(key)
+    return state && state.consumedPoints >= points ? tooMany(state) : null
+  } catch (error) {
+    logger.warn({ err: error }, 'rate limit not read')
+    return null
+  }
+}
+
 /**
  * Failed authentications per client address. A failure is counted after it happened, so a
  * valid key is never refused; password logins also ask `refusal` before the password is
@@ -108,14 +119,8 @@ export class AuthFailureLimit {
   }
 
   /** The TooManyRequests for an address that has used up its failures, else null. */
-  async refusal(address: string): Promise<TooManyRequests | null> {
-    try {
-      const state = await this.limiter.get(address)
-      return state && state.consumedPoints >= this.points ? tooMany(state) : null
-    } catch (error) {
-      this.logger.warn({ err: error }, 'rate limit not read')
-      return null
-    }
+  refusal(address: string): Promise<TooManyRequests | null> {
+    return refusal(this.limiter, address, this.points, this.logger)
   }
 }
 
@@ -147,14 +152,8 @@ export class KeyBudget {
   }
 
   /** The TooManyRequests for a key that has used up its budget, without spending (uploads check it before streaming). */
-  async refusal(apiKeyId: number): Promise<TooManyRequests | null> {
-    try {
-      const state = await this.limiter.get(String(apiKeyId))
-      return state && state.consumedPoints >= this.points ? tooMany(state) : null
-    } catch (error) {
-      this.logger.warn({ err: error }, 'rate limit not read')
-      return null
-    }
+  refusal(apiKeyId: number): Promise<TooManyRequests | null> {
+    return refusal(this.limiter, String(apiKeyId), this.points, this.logger)
   }
 }
 

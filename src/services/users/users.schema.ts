@@ -7,9 +7,7 @@ import { ROLE_TYPES } from '../../companies/catalogues'
 import { hashPassword } from '../../companies/create-company'
 import { refuseAdminChangesByKey } from './users.rules'
 import { afterAccountWrite, checkAccountWrite } from './user-account-start'
-
-/** bcrypt ignores everything after 72 bytes: a longer password would be silently weaker. */
-const BCRYPT_MAX_BYTES = 72
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH, passwordError } from './user-accounts'
 
 /**
  * Email is the global login identity (unique across companies, case-insensitive: CONTRACT §6),
@@ -26,7 +24,7 @@ export const userResource = defineResource({
     id: output(Id()),
     fullName: writable(Str(255, { minLength: 1 }), { nullable: false }),
     email: writable(Email(), { nullable: false }),
-    password: writeOnly(Type.String({ minLength: 8, maxLength: BCRYPT_MAX_BYTES }), { stored: false }),
+    password: writeOnly(Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_BYTES }), { stored: false }),
     shortName: writable(Str()),
     staffNumber: writable(Str()),
     color: writable(Color()),
@@ -45,9 +43,9 @@ export const userResource = defineResource({
   async beforeWrite(write) {
     const { data, method, existing, companyId, context } = write
     const errors: ValidationErrors = {}
-    if (typeof data.password === 'string' && Buffer.byteLength(data.password, 'utf8') > BCRYPT_MAX_BYTES) {
-      errors.password = `must be at most ${BCRYPT_MAX_BYTES} bytes long (UTF-8)`
-    }
+    // The schema counts characters; bcrypt's limit is in bytes (the settings page and CLI use the same rule).
+    const passwordProblem = typeof data.password === 'string' ? passwordError(data.password) : null
+    if (passwordProblem) errors.password = passwordProblem
     // After the field checks: its 403 decides only a body without invalid fields, which a throw would hide.
     if (Object.keys(errors).length > 0) return errors
     await refuseAdminChangesByKey(write)
