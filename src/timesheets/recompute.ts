@@ -171,14 +171,15 @@ export async function lockUserTime(trx: Knex.Transaction, { companyId, userId }:
  */
 export async function openSheets(trx: Knex.Transaction, companyId: number, userId: number, wanted: WantedSheets): Promise<CreatedRows> {
   await lockUserTime(trx, { companyId, userId })
-  const created = await ensureSheets(trx, companyId, userId, wanted, chainStartOf(await loadAccountStart(trx, companyId, userId)))
+  const account = await loadAccountStart(trx, companyId, userId)
+  const created = await ensureSheets(trx, companyId, userId, wanted, chainStartOf(account))
   const keys = (rows: { key: Day }[]) => rows.map((row) => row.key)
-  await recompute(trx, companyId, userId, { days: keys(created.days), weekStarts: keys(created.weeks), months: keys(created.months) })
+  await recompute(trx, companyId, userId, { days: keys(created.days), weekStarts: keys(created.weeks), months: keys(created.months) }, account)
   return created
 }
 
-/** Recomputes the existing rows of `scope` and the carry chain after its months. */
-export async function recompute(trx: Knex.Transaction, companyId: number, userId: number, scope: Scope): Promise<Recomputed> {
+/** Recomputes the existing rows of `scope` and the carry chain after its months (`known`: the account start, when the caller has read it). */
+export async function recompute(trx: Knex.Transaction, companyId: number, userId: number, scope: Scope, known?: AccountStart): Promise<Recomputed> {
   const result: Recomputed = { days: [], weeks: [], months: [] }
   const user = { companyId, userId }
   const weekRows = await rowsIn(trx, WEEK_TABLE, 'weekStart', user, scope.weekStarts)
@@ -198,7 +199,7 @@ export async function recompute(trx: Knex.Transaction, companyId: number, userId
   if (dayRows.length + weekRows.length + monthRows.length === 0) return result
 
   const calendar = await loadWorkingCalendar(trx, companyId)
-  const account = await loadAccountStart(trx, companyId, userId)
+  const account = known ?? (await loadAccountStart(trx, companyId, userId))
   const periods = [...dayRows.map((row): [Day, Day] => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
   const states = await recomputeDayRows(trx, user, dayRuns(periods), calendar, account, result)
   await recomputeWeekRows(trx, companyId, weekRows, states, result)
