@@ -11,7 +11,7 @@ import { authentication } from './auth/authentication'
 import { createLogger } from './logger'
 import { acceptContentEncoding, errorHandler, requireJsonBody } from './middleware/errors'
 import { guardPrototypePathSegments, refusePrototypeQueryKeys } from './middleware/prototype-keys'
-import { noPostOnItems, requireCredentialsToEndSession } from './middleware/methods'
+import { allowOfferedMethods, requireCredentialsToEndSession } from './middleware/methods'
 import { proxyTrust } from './middleware/trust-proxy'
 import { corsFor, requestLog, securityHeaders } from './middleware/security'
 import { budgetOfUnservedRequests, limitFailedAuthentication, rateLimits as createRateLimits } from './middleware/rate-limits'
@@ -93,7 +93,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.configure(docs)
   app.use(guardPrototypePathSegments(app))
   app.use(refusePrototypeQueryKeys)
-  app.use(noPostOnItems(app))
+  app.use(allowOfferedMethods(app))
   app.use(requireJsonBody)
   app.use(acceptContentEncoding)
   // Every JSON media type the body check accepts (`application/json`, `application/merge-patch+json`, ...) is parsed as JSON.

@@ -41,9 +41,6 @@ export const allowOfferedMethods = (app: Application) => async (ctx: Context, ne
   await next()
 }
 
-/** The former name of `allowOfferedMethods` (POST on item paths was its first case). */
-export const noPostOnItems = allowOfferedMethods
-
 const SERVICE_METHODS_IN_ORDER = ['find', 'get', 'create', 'update', 'patch', 'remove']
 const SERVICE_METHODS = new Set(SERVICE_METHODS_IN_ORDER)
 
