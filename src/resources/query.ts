@@ -174,10 +174,10 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
     }
   }
   // Before validation: the validator coerces in place ('' → null or 0).
-  const empty = looseValueErrors(resource, query)
+  const loose = looseValueErrors(resource, query)
   const validate = compile(queryAjv, schema)
   const valid = validate(query)
-  const nul = { ...nulCharacterErrors(query), ...(valid ? likePatternErrors(resource, query) : {}), ...empty }
+  const nul = { ...nulCharacterErrors(query), ...(valid ? likePatternErrors(resource, query) : {}), ...loose }
   if (!valid || Object.keys(nul).length > 0) {
     const errors = collectErrors(valid ? [] : validate.errors, (path) => {
       const parts = path.split('.')
@@ -187,9 +187,9 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
       return `is not a supported operator for ${parts[0]}`
     })
     // The loose value is the client's mistake; what the validator made of it (below it) is not.
-    const reported = Object.keys(empty)
+    const reported = Object.keys(loose)
     const own = Object.entries(errors).filter(([path]) => !reported.some((e) => path === e || path.startsWith(`${e}.`) || e.startsWith(`${path}.`)))
-    throw badRequest('Invalid query', Object.fromEntries(Object.entries({ ...nul, ...Object.fromEntries(own), ...empty }).map(([k, v]) => [queryPath(k), v])))
+    throw badRequest('Invalid query', Object.fromEntries(Object.entries({ ...nul, ...Object.fromEntries(own), ...loose }).map(([k, v]) => [queryPath(k), v])))
   }
   const where: Row = {}
   for (const name of resource.filters) {
