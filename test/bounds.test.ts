@@ -4,7 +4,8 @@ import { forEachDatabase, TestCompany } from './support/harness'
 import { absenceCoverage, absenceWorkDays } from '../src/timesheets/absences'
 import { addDays } from '../src/timesheets/periods'
 import { dayRuns } from '../src/timesheets/recompute'
-import { defaultWorkingTime, targetMinutes, WorkingCalendar } from '../src/timesheets/working-time'
+import { defaultWorkingTime, targetMinutes } from '../src/timesheets/working-time'
+import { FIRST_VERSION_DAY, Schedule } from '../src/timesheets/schedule'
 import { escapeLike, likeTokens } from '../src/db/like-pattern'
 import { likeToGlob } from '../src/db/sqlite-like'
 import { toApiError } from '../src/resources/errors'
@@ -320,33 +321,45 @@ forEachDatabase('bounds on work', (suite) => {
 })
 
 describe('bounds on work (pure)', () => {
-  const calendar = (timezone: string, targets: number[]): WorkingCalendar => {
+  const week = (targets: number[]) => {
     const model = defaultWorkingTime('DE')
     const weekdays = Object.keys(model.targetMinutes) as (keyof typeof model.targetMinutes)[]
     weekdays.forEach((weekday, i) => (model.targetMinutes[weekday] = targets[i]))
-    return { ...model, timezone }
+    return model
   }
+  const targetsArb = fc.array(fc.constantFrom(0, 240, 480, 1400, 1440), { minLength: 7, maxLength: 7 })
+  // Versions start on days of the absences' range, so that spans cross them often.
+  const versionDay = fc.integer({ min: 0, max: 7400 }).map((n) => addDays('2010-01-01', n))
 
-  it('counts work days in closed form exactly as day by day', () => {
+  it('counts work days in closed form exactly as day by day, across schedule versions and the employment start', () => {
     fc.assert(
       fc.property(
         fc.constantFrom('Europe/Berlin', 'America/Santiago', 'UTC'),
-        fc.array(fc.constantFrom(0, 240, 480, 1400, 1440), { minLength: 7, maxLength: 7 }),
+        targetsArb,
+        fc.array(fc.tuple(versionDay, targetsArb), { maxLength: 3 }),
+        fc.array(fc.tuple(versionDay, targetsArb), { maxLength: 3 }),
+        fc.option(versionDay),
         fc.boolean(),
         fc.integer({ min: Date.UTC(2010, 0, 1), max: Date.UTC(2030, 0, 1) }),
         fc.integer({ min: 1, max: 200 * 86_400_000 }),
-        (zone, targets, hourly, start, length) => {
-          const model = calendar(zone, targets)
+        (zone, targets, companyVersions, userVersions, employedFrom, hourly, start, length) => {
+          const unique = <T>(versions: [string, T][]) => [...new Map(versions).entries()].sort(([a], [b]) => (a < b ? -1 : 1))
+          const schedule = new Schedule(
+            zone,
+            [{ validFrom: FIRST_VERSION_DAY, ...week(targets) }, ...unique(companyVersions).map(([validFrom, t]) => ({ validFrom, ...week(t) }))],
+            unique(userVersions).map(([validFrom, t]) => ({ validFrom, targetMinutes: week(t).targetMinutes })),
+            employedFrom
+          )
           const absence = { startsAt: start, endsAt: start + length }
           let expected = 0
           for (const { day, minutes } of absenceCoverage(start, start + length, zone)) {
-            const target = targetMinutes(model, day)
+            const target = targetMinutes(schedule.on(day), day)
             if (target > 0) expected += hourly ? Math.min(1, minutes / target) : 1
           }
-          assert.equal(absenceWorkDays(absence, hourly, model), Math.round((expected + Number.EPSILON) * 100) / 100)
+          assert.equal(absenceWorkDays(absence, hourly, schedule), Math.round((expected + Number.EPSILON) * 100) / 100)
         }
       ),
-      { numRuns: 100 }
+      { numRuns: 200 }
     )
   })
 

@@ -3,6 +3,7 @@ import type { Knex } from 'knex'
 import { createApiKey } from '../auth/api-keys'
 import * as catalogues from './catalogues'
 import { COUNTRY_CODES } from './country-codes'
+import { FIRST_VERSION_DAY } from '../timesheets/schedule'
 import { defaultWorkingTime } from '../timesheets/working-time'
 import { today } from '../timesheets/periods'
 
@@ -52,12 +53,22 @@ export async function createCompany(db: Knex, secret: string, input: CreateCompa
         name: input.name.trim(),
         country: input.country,
         timezone: input.timezone ?? catalogues.defaultTimezone(input.country),
-        workingTime: JSON.stringify(defaultWorkingTime(input.country)),
         ...stamps
       },
       ['id']
     )
     const companyId = Number(company.id)
+    // The model seeded by country, as the company's first version: it holds from the start of the calendar (CONTRACT §11.2).
+    const model = defaultWorkingTime(input.country)
+    await trx('company_working_times').insert({
+      companyId,
+      validFrom: FIRST_VERSION_DAY,
+      targetMinutes: JSON.stringify(model.targetMinutes),
+      breakRules: JSON.stringify(model.breakRules),
+      maxDailyMinutes: model.maxDailyMinutes,
+      carryOverCapMinutes: model.carryOverCapMinutes,
+      ...stamps
+    })
     const seed = async (table: string, rows: Record<string, unknown>[]) => {
       const inserted = await trx(table).insert(
         rows.map((row, order) => ({ companyId, order, ...row, ...stamps })),

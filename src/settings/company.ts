@@ -1,12 +1,15 @@
-import { NotFound } from '@feathersjs/errors'
+import { BadRequest, Conflict, NotFound } from '@feathersjs/errors'
 import { Type } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
 import type { Application, Params } from '../declarations'
 import type { ValidationErrors } from '../resources/define-resource'
-import { INT32_MAX, Nullable } from '../resources/types'
+import { DateString, INT32_MAX, Nullable } from '../resources/types'
 import { badRequest } from '../resources/validation'
-import { parseWorkingTime, WEEKDAYS, WorkingTimeModel } from '../timesheets/working-time'
+import { WEEKDAYS, WorkingTimeModel } from '../timesheets/working-time'
 import { recomputeCompany } from '../timesheets/recompute'
+import { CompanyVersion, FIRST_VERSION_DAY, companyVersionOf, versionIndex } from '../timesheets/schedule'
+import { VersionRange, assertNoLockedMonthIn, earliestOf, rangeOf } from '../timesheets/schedule-changes'
+import { EARLIEST_DAY, addDays, today } from '../timesheets/periods'
 import { validateBodyWith } from './settings.hooks'
 import { COUNTRY_CODES } from '../companies/country-codes'
 
@@ -14,32 +17,40 @@ const DayMinutes = (minimum = 0) => Type.Integer({ minimum, maximum: 1440 })
 
 const breakRuleSchema = Type.Object({ afterMinutes: DayMinutes(), minBreakMinutes: DayMinutes(1) }, { additionalProperties: false })
 
-/** Every part of the model replaces the stored one as a whole; the parts left out stay. */
-export const workingTimePatchSchema = Type.Object(
-  {
-    targetMinutes: Type.Optional(Type.Object(Object.fromEntries(WEEKDAYS.map((day) => [day, DayMinutes()])), { additionalProperties: false })),
-    breakRules: Type.Optional(Type.Array(breakRuleSchema, { maxItems: 10 })),
-    maxDailyMinutes: Type.Optional(DayMinutes(1)),
-    carryOverCapMinutes: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: INT32_MAX })))
-  },
-  { additionalProperties: false }
+/** The parts of a working-time version; each replaces the stored one as a whole, the parts left out stay. */
+const modelParts = {
+  targetMinutes: Type.Optional(Type.Object(Object.fromEntries(WEEKDAYS.map((day) => [day, DayMinutes()])), { additionalProperties: false })),
+  breakRules: Type.Optional(Type.Array(breakRuleSchema, { maxItems: 10 })),
+  maxDailyMinutes: Type.Optional(DayMinutes(1)),
+  carryOverCapMinutes: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: INT32_MAX })))
+}
+
+export const workingTimeVersionSchema = Type.Object(
+  { validFrom: Type.Optional(DateString()), ...modelParts },
+  { $id: 'SettingsWorkingTimeVersion', additionalProperties: false }
 )
 
 export const companySettingsPatchSchema = Type.Object(
   {
     country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
-    timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    workingTime: Type.Optional(workingTimePatchSchema)
+    timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 }))
   },
   { $id: 'SettingsCompanyPatch', additionalProperties: false }
 )
+
+export interface WorkingTimeVersion extends CompanyVersion {
+  id: number
+}
 
 export interface CompanySettings {
   id: number
   name: string
   country: string
   timezone: string
-  workingTime: WorkingTimeModel
+  /** The version in effect today (company timezone). */
+  workingTime: WorkingTimeVersion
+  /** Every version, ascending by `validFrom` (CONTRACT §11.2). */
+  workingTimeVersions: WorkingTimeVersion[]
 }
 
 /** The same list the CLI checks (ICU also names retired and reserved codes such as UK, DD, XK). */
@@ -59,18 +70,30 @@ function modelErrors(model: WorkingTimeModel): ValidationErrors {
   const errors: ValidationErrors = {}
   model.breakRules.forEach((rule, i) => {
     if (i > 0 && rule.afterMinutes <= model.breakRules[i - 1].afterMinutes) {
-      errors[`workingTime.breakRules.${i}.afterMinutes`] = 'must be greater than that of the previous rule'
+      errors[`breakRules.${i}.afterMinutes`] = 'must be greater than that of the previous rule'
     }
   })
   for (const day of WEEKDAYS) {
-    if (model.targetMinutes[day] > model.maxDailyMinutes) errors[`workingTime.targetMinutes.${day}`] = `must be ≤ maxDailyMinutes (${model.maxDailyMinutes})`
+    if (model.targetMinutes[day] > model.maxDailyMinutes) errors[`targetMinutes.${day}`] = `must be ≤ maxDailyMinutes (${model.maxDailyMinutes})`
   }
   return errors
 }
 
+const versionItem = (row: any): WorkingTimeVersion => ({ id: Number(row.id), ...companyVersionOf(row) })
+
+async function versionsOf(db: Knex | Knex.Transaction, companyId: number): Promise<WorkingTimeVersion[]> {
+  return (await db('company_working_times').where({ companyId }).orderBy('validFrom')).map(versionItem)
+}
+
+/** Serialises the writes of one company's versions (PostgreSQL; SQLite runs one write at a time). */
+async function lockCompany(trx: Knex.Transaction, companyId: number) {
+  if (trx.client.config.client === 'pg') await trx('companies').where({ id: companyId }).forUpdate().first('id')
+}
+
 /**
- * `settings/company`: the company's country, timezone and working-time model (CONTRACT §7.1).
- * `find` reads it, `PATCH /settings/company` (no id) changes it in one transaction.
+ * `settings/company`: the company's country and timezone, and its working-time versions to read
+ * (CONTRACT §7.1, §11.2). `find` reads it, `PATCH /settings/company` (no id) changes country and
+ * timezone; versions are written through `settings/working-times`.
  */
 export class CompanySettingsService {
   constructor(private readonly app: Application) {}
@@ -80,8 +103,10 @@ export class CompanySettingsService {
   }
 
   private async read(db: Knex | Knex.Transaction, companyId: number): Promise<CompanySettings> {
-    const row = await db('companies').select('id', 'name', 'country', 'timezone', 'workingTime').where({ id: companyId }).first()
-    return { id: row.id, name: row.name, country: row.country, timezone: row.timezone, workingTime: parseWorkingTime(row.workingTime, row.country) }
+    const row = await db('companies').select('id', 'name', 'country', 'timezone').where({ id: companyId }).first()
+    const versions = await versionsOf(db, companyId)
+    const current = versions[Math.max(0, versionIndex(versions, today(row.timezone)))]
+    return { id: row.id, name: row.name, country: row.country, timezone: row.timezone, workingTime: current, workingTimeVersions: versions }
   }
 
   async find(params: Params): Promise<CompanySettings> {
@@ -90,26 +115,127 @@ export class CompanySettingsService {
 
   async patch(id: null | number | string, data: unknown, params: Params): Promise<CompanySettings> {
     if (id !== null) throw new NotFound('The company settings have no id: PATCH /settings/company')
+    if (data && typeof data === 'object' && 'workingTime' in data) {
+      throw badRequest('Invalid CompanySettings body', {
+        workingTime: 'is changed by versions from a date: POST /settings/working-times (a new version) or PATCH /settings/working-times/:id'
+      })
+    }
     const body = validateBodyWith(companySettingsPatchSchema, 'CompanySettings', data)
     const companyId = params.company!.id
     return this.db.transaction(async (trx) => {
       const current = await this.read(trx, companyId)
-      const next = { ...current, ...body, workingTime: { ...current.workingTime, ...body.workingTime } } as CompanySettings
+      const next = { ...current, ...body }
       const errors: ValidationErrors = {
         ...(body.country !== undefined && !isCountryCode(body.country) ? { country: 'must be an ISO 3166 alpha-2 country code such as DE or IT' } : {}),
-        ...(body.timezone !== undefined && !isTimezone(body.timezone) ? { timezone: 'must be an IANA timezone such as Europe/Berlin' } : {}),
-        ...modelErrors(next.workingTime)
+        ...(body.timezone !== undefined && !isTimezone(body.timezone) ? { timezone: 'must be an IANA timezone such as Europe/Berlin' } : {})
       }
       if (Object.keys(errors).length) throw badRequest('Invalid CompanySettings body', errors)
-      await trx('companies')
-        .where({ id: companyId })
-        .update({ country: next.country, timezone: next.timezone, workingTime: JSON.stringify(next.workingTime), updatedAt: new Date().toISOString() })
-      if (next.timezone !== current.timezone || JSON.stringify(next.workingTime) !== JSON.stringify(current.workingTime)) {
-        // The model has no validity dates: every day is recomputed, except that approved days
-        // stay frozen and locked months keep their snapshots (CONTRACT §7.6).
-        await recomputeCompany(trx, companyId, null)
-      }
+      await trx('companies').where({ id: companyId }).update({ country: next.country, timezone: next.timezone, updatedAt: new Date().toISOString() })
+      // Every calendar day moves with the timezone: all days are recomputed, except that approved
+      // days stay frozen and locked months keep their snapshots (CONTRACT §7.6).
+      if (next.timezone !== current.timezone) await recomputeCompany(trx, companyId, null)
       return this.read(trx, companyId)
     })
+  }
+}
+
+/**
+ * `settings/working-times`: the versions of the company's working-time model (CONTRACT §11.2).
+ * `create` adds a version from `validFrom` (default: tomorrow, company timezone) whose parts left
+ * out are those of the version in effect that day; `patch` changes a version's parts or moves
+ * its `validFrom`; `remove` deletes one (never the first, which holds from the start of the
+ * calendar). Each write recomputes the unlocked time sheets of every user from the earliest day
+ * it changes, and is refused (409) when it would change a locked month.
+ */
+export class WorkingTimesService {
+  constructor(private readonly app: Application) {}
+
+  private get db(): Knex {
+    return this.app.get('knex' as any)
+  }
+
+  async find(params: Params): Promise<WorkingTimeVersion[]> {
+    return versionsOf(this.db, params.company!.id)
+  }
+
+  private async write(params: Params, work: (trx: Knex.Transaction, versions: WorkingTimeVersion[], companyId: number) => Promise<{ id?: number; ranges: VersionRange[] }>) {
+    const companyId = params.company!.id
+    return this.db.transaction(async (trx) => {
+      await lockCompany(trx, companyId)
+      const { id, ranges } = await work(trx, await versionsOf(trx, companyId), companyId)
+      await recomputeCompany(trx, companyId, earliestOf(ranges))
+      return id === undefined ? undefined : versionItem(await trx('company_working_times').where({ id, companyId }).first())
+    })
+  }
+
+  /** The stored row of `next` after checking it; 400 naming the fields. */
+  private checked(next: CompanyVersion, validFromGiven: boolean): Record<string, unknown> {
+    const errors = modelErrors(next)
+    if (validFromGiven && next.validFrom < EARLIEST_DAY) errors.validFrom = `must not be before ${EARLIEST_DAY}`
+    if (Object.keys(errors).length) throw badRequest('Invalid WorkingTimeVersion body', errors)
+    return {
+      validFrom: next.validFrom,
+      targetMinutes: JSON.stringify(next.targetMinutes),
+      breakRules: JSON.stringify(next.breakRules),
+      maxDailyMinutes: next.maxDailyMinutes,
+      carryOverCapMinutes: next.carryOverCapMinutes
+    }
+  }
+
+  private static duplicate(validFrom: string) {
+    return new Conflict(`A working-time version from ${validFrom} exists; change it (PATCH) instead`, { validationErrors: { validFrom: 'is taken by another version' } })
+  }
+
+  async create(data: unknown, params: Params): Promise<WorkingTimeVersion> {
+    const body = validateBodyWith(workingTimeVersionSchema, 'WorkingTimeVersion', data)
+    const result = await this.write(params, async (trx, versions, companyId) => {
+      const validFrom: string = body.validFrom ?? addDays(today(params.company!.timezone), 1)
+      if (versions.some((version) => version.validFrom === validFrom)) throw WorkingTimesService.duplicate(validFrom)
+      const { id: _id, validFrom: _from, ...base } = versions[Math.max(0, versionIndex(versions, validFrom))]
+      const row = this.checked({ ...base, ...body, validFrom } as CompanyVersion, true)
+      const ranges = [rangeOf(validFrom, versions.map((version) => version.validFrom))]
+      await assertNoLockedMonthIn(trx, companyId, null, ranges)
+      const now = new Date().toISOString()
+      const [inserted] = await trx('company_working_times').insert({ companyId, ...row, createdAt: now, updatedAt: now }, ['id'])
+      return { id: Number(inserted.id), ranges }
+    })
+    return result!
+  }
+
+  async patch(id: number, data: unknown, params: Params): Promise<WorkingTimeVersion> {
+    const body = validateBodyWith(workingTimeVersionSchema, 'WorkingTimeVersion', data)
+    const result = await this.write(params, async (trx, versions, companyId) => {
+      const index = versions.findIndex((version) => version.id === id)
+      if (index < 0) throw new NotFound(`No working-time version ${id}`)
+      const { id: _id, ...existing } = versions[index]
+      const others = versions.filter((version) => version.id !== id).map((version) => version.validFrom)
+      const validFrom: string = body.validFrom ?? existing.validFrom
+      if (index === 0 && validFrom !== existing.validFrom) {
+        throw new BadRequest(`Invalid WorkingTimeVersion body: validFrom of the first version is ${FIRST_VERSION_DAY}: it holds from the start of the calendar`, {
+          validationErrors: { validFrom: `cannot change on the first version (${FIRST_VERSION_DAY})` }
+        })
+      }
+      if (others.includes(validFrom)) throw WorkingTimesService.duplicate(validFrom)
+      const row = this.checked({ ...existing, ...body, validFrom } as CompanyVersion, body.validFrom !== undefined && index > 0)
+      const ranges = [rangeOf(existing.validFrom, others), rangeOf(validFrom, others)]
+      await assertNoLockedMonthIn(trx, companyId, null, ranges)
+      await trx('company_working_times').where({ id, companyId }).update({ ...row, updatedAt: new Date().toISOString() })
+      return { id, ranges }
+    })
+    return result!
+  }
+
+  async remove(id: number, params: Params): Promise<null> {
+    await this.write(params, async (trx, versions, companyId) => {
+      const index = versions.findIndex((version) => version.id === id)
+      if (index < 0) throw new NotFound(`No working-time version ${id}`)
+      if (index === 0) throw new Conflict(`The first working-time version holds from ${FIRST_VERSION_DAY} and cannot be deleted; change it (PATCH) instead`)
+      const others = versions.filter((version) => version.id !== id).map((version) => version.validFrom)
+      const ranges = [rangeOf(versions[index].validFrom, others)]
+      await assertNoLockedMonthIn(trx, companyId, null, ranges)
+      await trx('company_working_times').where({ id, companyId }).delete()
+      return { ranges }
+    })
+    return null
   }
 }

@@ -3,7 +3,7 @@ import { mapDatabaseErrors } from '../resources/errors'
 import { noContentOnRemove } from '../resources/hooks'
 import { AdminsService } from './admins'
 import { ApiKeysService } from './api-keys'
-import { CompanySettingsService } from './company'
+import { CompanySettingsService, WorkingTimesService } from './company'
 import { ScopesService } from './scopes'
 import { UsageService } from './usage'
 import { endSessions } from '../services/users/user-accounts'
@@ -15,6 +15,7 @@ export const SETTINGS_PREFIX = 'settings'
 const SERVICES = [
   { path: 'api-keys', idParam: 'apiKeyId', service: ApiKeysService, methods: ['find', 'get', 'create', 'remove'] },
   { path: 'company', idParam: 'companyId', service: CompanySettingsService, methods: ['find', 'patch'] },
+  { path: 'working-times', idParam: 'workingTimeId', service: WorkingTimesService, methods: ['find', 'create', 'patch', 'remove'] },
   { path: 'usage', idParam: 'apiKeyId', service: UsageService, methods: ['find'] },
   { path: 'admins', idParam: 'adminId', service: AdminsService, methods: ['find', 'create', 'patch', 'remove'] },
   { path: 'scopes', idParam: 'scope', service: ScopesService, methods: ['find'] }

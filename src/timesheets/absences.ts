@@ -2,6 +2,7 @@ import { Day, Instant, coveredDayRange, dayBounds, dayCount, dayLengthMinutes, d
 import { overlapMs, toMinutes } from './durations'
 import { addDays, daysFrom } from './periods'
 import { WEEKDAYS, WorkingCalendar, targetMinutes } from './working-time'
+import type { Schedule } from './schedule'
 
 /**
  * Absence rules that do not need the database (CONTRACT §7.3): the derived status, the calendar
@@ -44,8 +45,6 @@ export function absenceCoverage(startsAt: Instant, endsAt: Instant, zone: string
   })
 }
 
-const later = (day: Day, other: Day | null): Day => (other !== null && other > day ? other : day)
-
 /** A weekday target longer than the shortest calendar day (23 hours on a DST change). */
 const SHORTEST_DAY_MINUTES = 23 * 60
 
@@ -76,20 +75,29 @@ function wholeWorkDays(from: Day, to: Day, hourly: boolean, calendar: WorkingCal
 /**
  * Work days an absence takes: each covered day with a target > 0 counts 1; an hourly type
  * counts its minutes of that day ÷ the day's target, at most 1 a day. Rounded to 2 decimals.
- * Only the first and the last day can be covered in part; the days between count whole. Days
- * before the user's `employedFrom` have no target (CONTRACT §11.1).
+ * Only the first and the last day can be covered in part; the days between count whole, by runs
+ * of days under one model (the schedule's versions and the user's `employedFrom`, before which
+ * days have no target, CONTRACT §11.1, §11.2), so the work follows the versions, not the span.
  */
-export function absenceWorkDays(absence: { startsAt: Instant; endsAt: Instant }, hourly: boolean, calendar: WorkingCalendar, employedFrom: Day | null = null): number {
-  const zone = calendar.timezone
+export function absenceWorkDays(absence: { startsAt: Instant; endsAt: Instant }, hourly: boolean, schedule: Schedule): number {
+  const zone = schedule.timezone
   const span = { start: millis(absence.startsAt), end: millis(absence.endsAt) }
   const { first, last } = coveredDayRange(span.start, span.end, zone)
   const partDay = (day: Day) => {
-    if (employedFrom !== null && day < employedFrom) return 0
-    const target = targetMinutes(calendar, day)
+    const target = targetMinutes(schedule.on(day), day)
     if (target <= 0) return 0
     const { start, end } = dayBounds(day, zone)
     return hourly ? Math.min(1, toMinutes(overlapMs(span, { start: start.getTime(), end: end.getTime() })) / target) : 1
   }
-  const days = first === last ? partDay(first) : partDay(first) + partDay(last) + wholeWorkDays(later(addDays(first, 1), employedFrom), addDays(last, -1), hourly, calendar)
+  let days = partDay(first)
+  if (first !== last) {
+    days += partDay(last)
+    const [from, to] = [addDays(first, 1), addDays(last, -1)]
+    let runStart = from
+    for (const next of [...schedule.changesWithin(from, to), addDays(to, 1)]) {
+      days += wholeWorkDays(runStart, addDays(next, -1), hourly, schedule.on(runStart))
+      runStart = next
+    }
+  }
   return Math.round((days + Number.EPSILON) * 100) / 100
 }

@@ -3,7 +3,6 @@ import type { Day } from './calendar'
 import { MINUTE_MS } from './durations'
 import { monthOf } from './periods'
 import { dayOf } from './sheet-rows'
-import type { WorkingCalendar } from './working-time'
 
 /**
  * Where a user's time account starts (CONTRACT §11.1): days before `employedFrom` have target 0,
@@ -35,9 +34,3 @@ export function chainCarryInMs(month: Day, account: AccountStart, previous: { mo
   if (month === start || previous === null || previous.month < start) return account.openingBalanceMs
   return previous.carryOutMs
 }
-
-const NO_TARGETS: WorkingCalendar['targetMinutes'] = { monday: 0, tuesday: 0, wednesday: 0, thursday: 0, friday: 0, saturday: 0, sunday: 0 }
-
-/** The calendar of a day for this account: before `employedFrom` every day is a day without target (work still counts). */
-export const calendarOfDay = (calendar: WorkingCalendar, account: AccountStart, day: Day): WorkingCalendar =>
-  day < account.employedFrom ? { ...calendar, targetMinutes: NO_TARGETS } : calendar

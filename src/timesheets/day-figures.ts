@@ -21,7 +21,8 @@ export interface AbsenceInput {
   hourly: boolean
   countAsWorkingTime: boolean
   needCompensation: boolean
-  compensationApproved: boolean
+  /** `compensationDeclinedAt` is set: the time off is not taken from the balance (CONTRACT §11.5). */
+  compensationDeclined: boolean
 }
 
 export interface ComputedDay {
@@ -68,10 +69,10 @@ const minutesMs = (minutes: number) => minutes * MINUTE_MS
 
 /**
  * Target and credit of the approved absences of a day: `countAsWorkingTime` types credit the
- * covered target as worked; `needCompensation` types leave the target once the compensation is
- * approved (the time off comes out of the balance); every other absence (and a compensation type
- * still waiting for that decision) takes the covered target off. Hourly types act by the minutes
- * they cover, daily types on the whole day.
+ * covered target as worked; `needCompensation` types leave the target from the moment they are
+ * approved (the time off comes out of the balance) unless the compensation is declined, which
+ * makes them time off like vacation (CONTRACT §11.5); every other absence takes the covered
+ * target off. Hourly types act by the minutes they cover, daily types on the whole day.
  */
 function absenceEffect(day: Day, absences: AbsenceInput[], calendar: WorkingCalendar) {
   const targetMs = minutesMs(targetMinutes(calendar, day))
@@ -83,7 +84,7 @@ function absenceEffect(day: Day, absences: AbsenceInput[], calendar: WorkingCale
     if (coveredMs <= 0) continue
     const effectMs = absence.hourly ? Math.min(coveredMs, targetMs) : targetMs
     if (absence.countAsWorkingTime) creditMs += effectMs
-    else if (!(absence.needCompensation && absence.compensationApproved)) reducedMs += effectMs
+    else if (!absence.needCompensation || absence.compensationDeclined) reducedMs += effectMs
   }
   const expectedDurationMs = Math.max(0, targetMs - reducedMs)
   return { expectedDurationMs, creditedMs: Math.min(creditMs, expectedDurationMs) }

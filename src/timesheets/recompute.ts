@@ -11,8 +11,8 @@ import {
   CreatedRows, DAY_TABLE, MONTH_TABLE, WEEK_TABLE, WantedSheets, changedColumns, dayFigureColumns, dayOf, ensureSheets, isoOrNull,
   lockedFigures, numberOrNull, overridesOf, previousMonth, storedDayFigures, toDb
 } from './sheet-rows'
-import { WorkingCalendar, loadWorkingCalendar } from './working-time'
-import { AccountStart, calendarOfDay, chainCarryInMs, chainStartOf, loadAccountStart } from './account'
+import { Schedule, loadSchedule } from './schedule'
+import { AccountStart, chainCarryInMs, chainStartOf, loadAccountStart } from './account'
 import type { SheetStatus } from './workflow'
 
 /**
@@ -198,12 +198,12 @@ export async function recompute(trx: Knex.Transaction, companyId: number, userId
   const dayRows = await rowsIn(trx, DAY_TABLE, 'day', user, scope.days.filter((day) => !covered.has(day)))
   if (dayRows.length + weekRows.length + monthRows.length === 0) return result
 
-  const calendar = await loadWorkingCalendar(trx, companyId)
   const account = known ?? (await loadAccountStart(trx, companyId, userId))
+  const schedule = await loadSchedule(trx, companyId, userId, account)
   const periods = [...dayRows.map((row): [Day, Day] => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
-  const states = await recomputeDayRows(trx, user, dayRuns(periods), calendar, account, result)
+  const states = await recomputeDayRows(trx, user, dayRuns(periods), schedule, result)
   await recomputeWeekRows(trx, companyId, weekRows, states, result)
-  await recomputeMonthChain(trx, companyId, chain, months, states, calendar, account, result)
+  await recomputeMonthChain(trx, companyId, chain, months, states, schedule, account, result)
   return result
 }
 
@@ -235,7 +235,7 @@ async function loadInputs(trx: Knex.Transaction, { companyId, userId }: { compan
     .where('user_absences.startsAt', '<', end)
     .where('user_absences.endsAt', '>', start)
     .select(
-      'user_absences.startsAt', 'user_absences.endsAt', 'user_absences.compensationApprovedAt',
+      'user_absences.startsAt', 'user_absences.endsAt', 'user_absences.compensationDeclinedAt',
       'user_absence_types.isAbsenceHourly', 'user_absence_types.countAsWorkingTime', 'user_absence_types.needCompensation'
     )
   const absences = absenceRows.map((row) => ({
@@ -244,7 +244,7 @@ async function loadInputs(trx: Knex.Transaction, { companyId, userId }: { compan
     hourly: Boolean(row.isAbsenceHourly),
     countAsWorkingTime: Boolean(row.countAsWorkingTime),
     needCompensation: Boolean(row.needCompensation),
-    compensationApproved: row.compensationApprovedAt !== null && row.compensationApprovedAt !== undefined
+    compensationDeclined: row.compensationDeclinedAt !== null && row.compensationDeclinedAt !== undefined
   }))
   return { entries, absences }
 }
@@ -272,13 +272,12 @@ async function recomputeDayRows(
   trx: Knex.Transaction,
   user: { companyId: number; userId: number },
   runs: [Day, Day][],
-  calendar: WorkingCalendar,
-  account: AccountStart,
+  schedule: Schedule,
   result: Recomputed
 ): Promise<Map<Day, DayState>> {
   const states = new Map<Day, DayState>()
   const recomputed: Recomputation[] = []
-  for (const [from, to] of runs) await computeRun(trx, user, from, to, calendar, account, states, recomputed)
+  for (const [from, to] of runs) await computeRun(trx, user, from, to, schedule, states, recomputed)
   await writeChanged(trx, DAY_TABLE, user.companyId, recomputed, result.days)
   return states
 }
@@ -289,16 +288,15 @@ async function computeRun(
   user: { companyId: number; userId: number },
   from: Day,
   to: Day,
-  calendar: WorkingCalendar,
-  account: AccountStart,
+  schedule: Schedule,
   states: Map<Day, DayState>,
   recomputed: Recomputation[]
 ) {
-  const inputs = await loadInputs(trx, user, from, to, calendar.timezone)
+  const inputs = await loadInputs(trx, user, from, to, schedule.timezone)
   const rows = new Map<Day, Row>((await trx(DAY_TABLE).where(user).where('day', '>=', from).where('day', '<=', to)).map((row: Row) => [dayOf(row.day), row]))
   for (const day of daysFrom(from, to)) {
     const row = rows.get(day)
-    const dayCalendar = calendarOfDay(calendar, account, day)
+    const dayCalendar = schedule.on(day)
     const computed = computeDay(day, inputs.entries.get(day) ?? [], inputs.absences, dayCalendar)
     const fresh = effectiveFigures(computed, row ? overridesOf(row) : NO_OVERRIDES, dayCalendar)
     const frozen = row?.status === 'approved'
@@ -381,11 +379,14 @@ async function recomputeMonthChain(
   chain: Row[],
   scoped: Set<Day>,
   states: Map<Day, DayState>,
-  calendar: WorkingCalendar,
+  schedule: Schedule,
   account: AccountStart,
   result: Recomputed
 ) {
-  const capMs = calendar.carryOverCapMinutes === null || calendar.carryOverCapMinutes === undefined ? null : calendar.carryOverCapMinutes * MINUTE_MS
+  const capMsOf = (month: Day) => {
+    const cap = schedule.capOf(month)
+    return cap === null ? null : cap * MINUTE_MS
+  }
   const firstScoped = chain.findIndex((row) => scoped.has(dayOf(row.month)))
   if (firstScoped < 0) return
   const before = firstScoped > 0 ? chain[firstScoped - 1] : null
@@ -405,7 +406,7 @@ async function recomputeMonthChain(
         carryOutManualMs: numberOrNull(row.carryOutManualMs),
         locked
       },
-      capMs
+      capMsOf(dayOf(row.month))
     )
     recomputed.push({ row, columns: { ...columns, ...carryColumns(carry) } })
     previous = { month: dayOf(row.month), carryOutMs: carry.carryOutMs }

@@ -1,9 +1,9 @@
-import type { Knex } from 'knex'
 import { Day, isoWeekday } from './calendar'
 
 /**
- * The company working-time model (CONTRACT §7.1), stored as a JSON document on the company and
- * seeded by country. The timezone is the company's own column; `WorkingCalendar` joins the two.
+ * The company working-time model (CONTRACT §7.1), seeded by country. A company keeps it as versions
+ * with effective dates (src/timesheets/schedule.ts, CONTRACT §11.2); the timezone is the company's
+ * own column; `WorkingCalendar` joins the two for one day.
  */
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
 export type Weekday = (typeof WEEKDAYS)[number]
@@ -49,17 +49,4 @@ export const targetMinutes = (model: WorkingTimeModel, day: Day): number => mode
 export function applicableBreakRule(model: WorkingTimeModel, workedMinutes: number): BreakRule | null {
   const applying = model.breakRules.filter((rule) => workedMinutes > rule.afterMinutes)
   return applying.reduce<BreakRule | null>((best, rule) => (!best || rule.afterMinutes > best.afterMinutes ? rule : best), null)
-}
-
-/** The stored document, or the country default for a company that has none. */
-export function parseWorkingTime(stored: unknown, country: string): WorkingTimeModel {
-  const value = typeof stored === 'string' ? JSON.parse(stored) : stored
-  return value && typeof value === 'object' ? { ...defaultWorkingTime(country), ...(value as Partial<WorkingTimeModel>) } : defaultWorkingTime(country)
-}
-
-/** A company's working-time model with its timezone. */
-export async function loadWorkingCalendar(db: Knex | Knex.Transaction, companyId: number): Promise<WorkingCalendar> {
-  const company = await db('companies').select('country', 'timezone', 'workingTime').where({ id: companyId }).first()
-  if (!company) throw new Error(`No company ${companyId}`)
-  return { ...parseWorkingTime(company.workingTime, company.country), timezone: company.timezone }
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
+import { changeWorkingTime } from '../timesheets/fixtures'
 
 const ABSENCE_FIELDS = [
   'approvedAt', 'compensatedById', 'compensationApprovedAt', 'compensationDeclinedAt', 'createdAt', 'declinedAt', 'declinedById', 'declinedNote',
@@ -38,13 +39,7 @@ forEachDatabase('user-absences', (suite) => {
     return { vacation, sick, training, overtime, hourly: hourly.id }
   }
 
-  const setWorkingTime = async (company: TestCompany, change: (model: any) => void) => {
-    const knex = suite.server().knex
-    const row = await knex('companies').where({ id: company.id }).first('workingTime')
-    const model = typeof row.workingTime === 'string' ? JSON.parse(row.workingTime) : row.workingTime
-    change(model)
-    await knex('companies').where({ id: company.id }).update({ workingTime: JSON.stringify(model) })
-  }
+  const setWorkingTime = (company: TestCompany, change: (model: any) => void) => changeWorkingTime(suite, company, change)
 
   const absence = (company: TestCompany, body: Record<string, unknown>) => company.api.post('/v1/user-absences', { typeId: types.vacation, ...body })
 

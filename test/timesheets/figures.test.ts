@@ -20,7 +20,7 @@ const absence = (from: string, to: string, kind: Partial<AbsenceInput> = {}): Ab
   hourly: false,
   countAsWorkingTime: false,
   needCompensation: false,
-  compensationApproved: false,
+  compensationDeclined: false,
   ...kind
 })
 const figures = (day: string, entries: EntryInput[], absences: AbsenceInput[] = [], calendar = de) =>
@@ -91,10 +91,11 @@ describe('time-sheet day figures (pure)', () => {
     // countAsWorkingTime credits the covered target as worked; the break check ignores credited time.
     const training = figures('2026-11-23', [], [absence('2026-11-22T23:00:00Z', '2026-11-23T23:00:00Z', { countAsWorkingTime: true })])
     assert.deepEqual([training.durationMs, training.expectedDurationMs, training.breakTimeErrorType], [480 * MIN, 480 * MIN, null])
-    // Overtime compensation: like time off until the compensation is approved, then the target stays.
-    const waiting = absence('2026-11-22T23:00:00Z', '2026-11-23T23:00:00Z', { needCompensation: true })
-    assert.equal(figures('2026-11-23', [], [waiting]).expectedDurationMs, 0)
-    assert.equal(figures('2026-11-23', [], [{ ...waiting, compensationApproved: true }]).expectedDurationMs, 480 * MIN)
+    // Overtime compensation (CONTRACT §11.5): the target stays from approval on (the time off comes
+    // out of the balance); a declined compensation makes it time off like vacation.
+    const compensation = absence('2026-11-22T23:00:00Z', '2026-11-23T23:00:00Z', { needCompensation: true })
+    assert.equal(figures('2026-11-23', [], [compensation]).expectedDurationMs, 480 * MIN)
+    assert.equal(figures('2026-11-23', [], [{ ...compensation, compensationDeclined: true }]).expectedDurationMs, 0)
   })
 
   it('uses the local calendar day on DST days (23 and 25 hours)', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import type { DatabaseSuite, TestCompany } from '../support/harness'
 import { recomputeCompany } from '../../src/timesheets/recompute'
+import { companyVersionOf } from '../../src/timesheets/schedule'
 
 /**
  * Data for the time-sheet tests, made through the API: users, entries, absences and the
@@ -71,14 +72,19 @@ export function sheetFixtures(suite: DatabaseSuite) {
   }
 }
 
-/** Changes a company's working-time model and recomputes its time sheets, as the settings page does. */
+/**
+ * Changes a company's first working-time version (the one that holds from the start of the
+ * calendar) and recomputes its time sheets, as `PATCH /settings/working-times/:id` does.
+ */
 export async function changeWorkingTime(suite: DatabaseSuite, company: TestCompany, change: (model: any) => void) {
   const knex = suite.server().knex
-  const row = await knex('companies').where({ id: company.id }).first('workingTime')
-  const model = typeof row.workingTime === 'string' ? JSON.parse(row.workingTime) : row.workingTime
+  const version = await knex('company_working_times').where({ companyId: company.id }).orderBy('validFrom').first()
+  const model = companyVersionOf(version)
   change(model)
   await knex.transaction(async (trx) => {
-    await trx('companies').where({ id: company.id }).update({ workingTime: JSON.stringify(model) })
+    await trx('company_working_times')
+      .where({ id: version.id })
+      .update({ targetMinutes: JSON.stringify(model.targetMinutes), breakRules: JSON.stringify(model.breakRules), maxDailyMinutes: model.maxDailyMinutes, carryOverCapMinutes: model.carryOverCapMinutes })
     await recomputeCompany(trx, company.id, null)
   })
 }

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
 import { absenceCoverage, absenceStatus, absenceWorkDays } from '../../src/timesheets/absences'
-import { applicableBreakRule, defaultWorkingTime, parseWorkingTime, targetMinutes, WorkingCalendar } from '../../src/timesheets/working-time'
+import { applicableBreakRule, defaultWorkingTime, targetMinutes, WorkingTimeModel } from '../../src/timesheets/working-time'
+import { FIRST_VERSION_DAY, Schedule } from '../../src/timesheets/schedule'
 
-const berlin = (overrides: Partial<WorkingCalendar> = {}): WorkingCalendar => ({ ...defaultWorkingTime('DE'), timezone: 'Europe/Berlin', ...overrides })
+const berlin = (overrides: Partial<WorkingTimeModel> = {}, employedFrom: string | null = null) =>
+  new Schedule('Europe/Berlin', [{ validFrom: FIRST_VERSION_DAY, ...defaultWorkingTime('DE'), ...overrides }], [], employedFrom)
 
 describe('timesheets/working-time', () => {
   it('seeds 480 minutes Monday to Friday and the break rules and maximum of the country', () => {
@@ -26,11 +28,22 @@ describe('timesheets/working-time', () => {
     assert.deepEqual(applicableBreakRule(de, 541), { afterMinutes: 540, minBreakMinutes: 45 })
   })
 
-  it('reads a stored document (text or object) and falls back to the country default', () => {
-    const stored = { ...defaultWorkingTime('DE'), maxDailyMinutes: 540 }
-    assert.equal(parseWorkingTime(JSON.stringify(stored), 'DE').maxDailyMinutes, 540)
-    assert.equal(parseWorkingTime(stored, 'DE').maxDailyMinutes, 540)
-    assert.equal(parseWorkingTime(null, 'IT').maxDailyMinutes, 780)
+  it('takes the model of a day from the company version in effect, the targets of the user over it, and no target before employedFrom', () => {
+    const de = defaultWorkingTime('DE')
+    const company = [
+      { validFrom: FIRST_VERSION_DAY, ...de },
+      { validFrom: '2026-06-01', ...de, maxDailyMinutes: 540, targetMinutes: { ...de.targetMinutes, friday: 240 } }
+    ]
+    const partTime = { monday: 240, tuesday: 240, wednesday: 0, thursday: 0, friday: 0, saturday: 0, sunday: 0 }
+    const schedule = new Schedule('Europe/Berlin', company, [{ validFrom: '2026-09-07', targetMinutes: partTime }], '2026-01-05')
+    assert.equal(targetMinutes(schedule.on('2026-01-02'), '2026-01-02'), 0) // Friday before employedFrom
+    assert.equal(targetMinutes(schedule.on('2026-05-29'), '2026-05-29'), 480) // Friday, first version
+    assert.equal(targetMinutes(schedule.on('2026-06-05'), '2026-06-05'), 240) // Friday, second version
+    assert.equal(schedule.on('2026-06-05').maxDailyMinutes, 540)
+    assert.equal(targetMinutes(schedule.on('2026-09-07'), '2026-09-07'), 240) // Monday, the user's version
+    assert.equal(targetMinutes(schedule.on('2026-09-09'), '2026-09-09'), 0) // Wednesday, the user's version
+    assert.equal(schedule.on('2026-09-09').maxDailyMinutes, 540) // the rules stay the company's
+    assert.deepEqual(schedule.changesWithin('2026-01-01', '2026-12-31'), ['2026-01-05', '2026-06-01', '2026-09-07'])
   })
 })
 

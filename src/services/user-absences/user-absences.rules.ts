@@ -6,7 +6,7 @@ import { MAX_ABSENCE_DAYS, absenceDayCount, absenceStatus, absenceWorkDays } fro
 import { coveredDayRange, millis } from '../../timesheets/calendar'
 import { assertSpansWritable, lockUserTime, recomputeSpans } from '../../timesheets/recompute'
 import { publishRecomputed } from '../../timesheets/events'
-import { parseWorkingTime } from '../../timesheets/working-time'
+import { loadCompanySchedule, loadUserVersions } from '../../timesheets/schedule'
 import { dayOf } from '../../timesheets/sheet-rows'
 
 /**
@@ -144,20 +144,21 @@ export async function afterAbsenceRemove(removed: Row, context: HookContext) {
   await publishRecomputed(context, await recomputeSpans(trxOf(context), removedSpan(removed, context)))
 }
 
-/** `workDays` of a page of absences from their types and the company's model, in one query. */
+/** `workDays` of a page of absences from their types and the users' schedules (CONTRACT §11.2), in four queries. */
 export async function loadWorkDays(items: Row[], context: HookContext) {
   const companyId = context.params.company!.id
   const types: Row[] = await db(context)('user_absence_types')
-    .join('companies', 'companies.id', 'user_absence_types.companyId')
-    .where('user_absence_types.companyId', companyId)
-    .whereIn('user_absence_types.id', [...new Set(items.map((item) => item.typeId))])
-    .select('user_absence_types.id', 'user_absence_types.isAbsenceHourly', 'companies.workingTime', 'companies.country', 'companies.timezone')
+    .where({ companyId })
+    .whereIn('id', [...new Set(items.map((item) => item.typeId))])
+    .select('id', 'isAbsenceHourly')
   const hourly = new Map(types.map((type) => [Number(type.id), Boolean(type.isAbsenceHourly)]))
-  const company = types[0] ?? (await db(context)('companies').where({ id: companyId }).first('workingTime', 'country', 'timezone'))
-  const calendar = { ...parseWorkingTime(company.workingTime, company.country), timezone: company.timezone }
-  const users: Row[] = await db(context)('users').where({ companyId }).whereIn('id', [...new Set(items.map((item) => item.userId))]).select('id', 'employedFrom')
-  const employedFrom = new Map(users.map((user) => [Number(user.id), dayOf(user.employedFrom)]))
+  const userIds = [...new Set(items.map((item) => Number(item.userId)))]
+  const company = await loadCompanySchedule(db(context), companyId)
+  const versions = await loadUserVersions(db(context), companyId, userIds)
+  const users: Row[] = await db(context)('users').where({ companyId }).whereIn('id', userIds).select('id', 'employedFrom')
+  const schedules = new Map(users.map((user) => [Number(user.id), company.forUser(versions.get(Number(user.id)) ?? [], dayOf(user.employedFrom))]))
   for (const item of items) {
-    item.workDays = absenceWorkDays(item as { startsAt: string; endsAt: string }, hourly.get(item.typeId) ?? false, calendar, employedFrom.get(Number(item.userId)) ?? null)
+    const schedule = schedules.get(Number(item.userId)) ?? company
+    item.workDays = absenceWorkDays(item as { startsAt: string; endsAt: string }, hourly.get(item.typeId) ?? false, schedule)
   }
 }
