@@ -82,4 +82,75 @@ forEachDatabase('time-sheet clarifications (§11.5)', (suite) => {
     assert.equal((await f.month(a, userId, '2026-09-01')).hasMultipleDayTimeEntryCount, 1)
     await consistent(userId)
   })
+
+  /** Every stored sheet row of the user, all columns, by table and id. */
+  async function snapshot(userId: number) {
+    const rows = new Map<string, unknown>()
+    for (const table of ['time_sheet_days', 'time_sheet_weeks', 'time_sheet_months']) {
+      for (const row of await suite.server().knex(table).where({ companyId: a.id, userId })) rows.set(`${table} ${row.id}`, JSON.parse(JSON.stringify(row)))
+    }
+    return rows
+  }
+
+  const decide = (id: number, body: Record<string, unknown>) => a.api.patch(`/v1/user-absences/${id}`, body)
+  const figures = async (userId: number, day: string) => {
+    const sheet = await f.day(a, userId, day)
+    const month = await f.month(a, userId, '2026-09-01')
+    return { expectedDuration: sheet.expectedDuration, sumTarget: month.sumTarget, carryOut: month.carryOut, octoberCarryIn: (await f.month(a, userId, '2026-10-01')).carryIn }
+  }
+
+  it('keeps the target of an approved overtime compensation (taken from the balance) until the compensation is declined', async () => {
+    // Employed from Wednesday 30 September with 600 minutes of overtime: that day is September's only target.
+    const userId = await f.newUser(a, { employedFrom: '2026-09-30', openingBalance: 600 })
+    const absence = await f.absence(a, types.overtime, userId, '2026-09-30T00:00:00+02:00', '2026-10-01T00:00:00+02:00')
+    assert.equal(absence.status, 'approved')
+    assert.equal(absence.workDays, 1)
+    const taken = { expectedDuration: 480, sumTarget: 480, carryOut: 600 - 480, octoberCarryIn: 120 }
+    assert.deepEqual(await figures(userId, '2026-09-30'), taken)
+    await consistent(userId)
+
+    // Declined: time off like vacation, the balance keeps its 600.
+    let res = await decide(absence.id, { compensationDeclinedAt: '2026-10-02T09:00:00Z' })
+    assert.equal(res.status, 200, res.text)
+    assert.deepEqual(await figures(userId, '2026-09-30'), { expectedDuration: 0, sumTarget: 0, carryOut: 600, octoberCarryIn: 600 })
+    await consistent(userId)
+
+    // Cleared again: taken from the balance as before.
+    res = await decide(absence.id, { compensationDeclinedAt: null })
+    assert.equal(res.status, 200, res.text)
+    assert.deepEqual(await figures(userId, '2026-09-30'), taken)
+
+    // compensationApprovedAt records the decision: no row changes, not even its computedAt.
+    const before = await snapshot(userId)
+    res = await decide(absence.id, { compensationApprovedAt: '2026-10-02T09:00:00Z' })
+    assert.equal(res.status, 200, res.text)
+    assert.equal(res.body.compensationApprovedAt, '2026-10-02T09:00:00.000Z')
+    assert.deepEqual(await snapshot(userId), before)
+    assert.deepEqual(await figures(userId, '2026-09-30'), taken)
+    await consistent(userId)
+  })
+
+  it('refuses (409) a compensation decision on an absence that touches an approved day, and changes nothing', async () => {
+    const userId = await f.newUser(a, { employedFrom: '2026-09-28', openingBalance: 600 })
+    const absence = await f.absence(a, types.overtime, userId, '2026-09-29T00:00:00+02:00', '2026-09-30T00:00:00+02:00')
+    const day = await f.day(a, userId, '2026-09-29')
+    assert.equal(day.expectedDuration, 480)
+    assert.equal((await status(day.id, 'submitted')).status, 200)
+    assert.equal((await status(day.id, 'approved')).status, 200)
+    const before = await snapshot(userId)
+    for (const body of [{ compensationApprovedAt: '2026-10-02T09:00:00Z' }, { compensationDeclinedAt: '2026-10-02T09:00:00Z' }]) {
+      const res = await decide(absence.id, body)
+      assert.equal(res.status, 409, `${JSON.stringify(body)}: ${res.text}`)
+      assert.deepEqual(res.body.data.days, ['2026-09-29'])
+    }
+    assert.deepEqual(await snapshot(userId), before)
+    const stored = (await a.api.get(`/v1/user-absences/${absence.id}`)).body
+    assert.deepEqual([stored.compensationApprovedAt, stored.compensationDeclinedAt], [null, null])
+
+    // Reopened, the decision is taken and the day follows it.
+    assert.equal((await status(day.id, 'draft')).status, 200)
+    assert.equal((await decide(absence.id, { compensationDeclinedAt: '2026-10-02T09:00:00Z' })).status, 200)
+    assert.equal((await a.api.get(`/v1/time-sheet-days/${day.id}`)).body.expectedDuration, 0)
+    await consistent(userId)
+  })
 })
