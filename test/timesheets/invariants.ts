@@ -52,9 +52,9 @@ export interface Account {
 }
 
 /**
- * Weeks, months and days agree; days before `employedFrom` have no target; months from the month
- * of `employedFrom` on are gap-free and chain their carries from the opening balance; months
- * before it start from 0 and pass nothing on.
+ * Weeks, months and days agree; days before `employedFrom` have no target (unless approved before
+ * it moved); months from the month of `employedFrom` on are gap-free and chain their carries from
+ * the opening balance; months before it start from 0 and pass nothing on.
  */
 export function assertConsistent({ days, weeks, months, account }: { days: Row[]; weeks: Row[]; months: Row[]; account: Account }) {
   const chainStart = monthOf(account.employedFrom)
@@ -64,8 +64,11 @@ export function assertConsistent({ days, weeks, months, account }: { days: Row[]
     const [actual, target] = daily(month).reduce(([a, t], [da, dt]) => [a + da, t + dt], [0, 0])
     assert.deepEqual([Number(month.sumActualComputedMs), Number(month.sumTargetComputedMs)], [actual, target], `sums of ${dayOf(month.month)}`)
   }
+  // An approved day keeps the figures it was approved with (CONTRACT §11.6), also when employedFrom
+  // later moves past it; every other day before employedFrom has no target, whatever the versions say.
+  const approved = new Set(days.filter((row) => row.status === 'approved').map((row) => dayOf(row.day)))
   for (const [day, [, target]] of figures) {
-    if (day < account.employedFrom) assert.equal(target, 0, `${day} is before employedFrom: no target`)
+    if (day < account.employedFrom && !approved.has(day)) assert.equal(target, 0, `${day} is before employedFrom: no target`)
   }
   for (const day of days) {
     const known = figures.get(dayOf(day.day))
