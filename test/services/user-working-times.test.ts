@@ -347,6 +347,23 @@ forEachDatabase('user-working-times', (suite) => {
       await consistent(a, userId)
     })
 
+    it('serialises parallel writes for one user: one version per day wins, the others are 409, the figures match a recomputation', async () => {
+      const userId = await f.newUser(a, { employedFrom: '2026-09-01' })
+      await f.month(a, userId, '2026-10-01')
+      const sameDay = [1, 2, 3, 4].map(() => post(a, { userId, validFrom: '2026-09-16', targets: PART_TIME }))
+      const others = [
+        post(a, { userId, validFrom: '2026-09-08', targets: week(100, 100, 100, 100, 100) }),
+        post(a, { userId, validFrom: '2026-10-05', targets: week(0, 0, 480, 480, 480) }),
+        a.api.post('/v1/time-entries', { typeId: types.work, userId, startsAt: '2026-09-17T08:00:00+02:00', endsAt: '2026-09-17T13:00:00+02:00' })
+      ]
+      const results = await Promise.all([...sameDay, ...others])
+      assert.deepEqual(results.slice(0, 4).map((res) => res.status).sort(), [201, 409, 409, 409], results.map((res) => res.text.slice(0, 200)).join('\n'))
+      assert.deepEqual(results.slice(4).map((res) => res.status), [201, 201, 201])
+      // 1–7: 5 weekdays at 480; 8–15: 6 weekdays at 100; 16–30: Mon–Thu at 300 (9 days).
+      assert.equal((await f.month(a, userId, '2026-09-01')).sumTarget, 5 * 480 + 6 * 100 + 9 * 300)
+      await consistent(a, userId)
+    })
+
     it('refuses (409) a version whose range overlaps a locked month, on create, PATCH and delete, and changes nothing', async () => {
       const thisMonth = monthOf(today(ZONE))
       // Past months only: a future day cannot be approved (CONTRACT §11.3).
