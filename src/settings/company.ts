@@ -109,7 +109,9 @@ async function versionsOf(db: Knex | Knex.Transaction, companyId: number): Promi
  */
 async function lockCompany(trx: Knex.Transaction, companyId: number): Promise<{ timezone: string }> {
   const query = trx('companies').where({ id: companyId }).first('timezone')
-  return trx.client.config.client === 'pg' ? query.forUpdate() : query
+  // NO KEY UPDATE: every insert of a row of the company (a time entry) takes a key-share lock on
+  // it through its foreign key; FOR UPDATE would make those wait and deadlock with user locks.
+  return trx.client.config.client === 'pg' ? query.forNoKeyUpdate() : query
 }
 
 /**
