@@ -14,6 +14,7 @@ import type { Application } from './declarations'
 const load = {
   app: () => require('./app') as typeof import('./app'),
   migrations: () => require('./db/migrations') as typeof import('./db/migrations'),
+  upgrades: () => require('./timesheets/upgrades') as typeof import('./timesheets/upgrades'),
   companies: () => require('./companies/create-company') as typeof import('./companies/create-company'),
   apiKeys: () => require('./auth/api-keys') as typeof import('./auth/api-keys'),
   scopes: () => require('./auth/scopes') as typeof import('./auth/scopes'),
@@ -70,11 +71,18 @@ function failWith(error: any, opts: Out): never {
  * REDIS_URL: a one-shot command publishes no events, and an open Redis connection would keep
  * the process from exiting.
  */
+/** Pending migrations, then the recomputations a rule change shipped with them owes stored figures. */
+async function migrateDatabase(db: Knex): Promise<string[]> {
+  const applied = await load.migrations().migrateLatest(db)
+  await load.upgrades().upgradeAfter(db, applied)
+  return applied
+}
+
 async function withDatabase<T>(work: (db: Knex, app: Application) => Promise<T>, { migrate = true } = {}): Promise<T> {
   const app = load.app().createApp({ redisUrl: undefined })
   const db = app.get('knex' as any) as Knex
   try {
-    if (migrate) await load.migrations().migrateLatest(db)
+    if (migrate) await migrateDatabase(db)
     return await work(db, app)
   } finally {
     await db.destroy()
@@ -102,7 +110,7 @@ export async function serve() {
   const logger = app.get('logger' as any)
   const workers = app.get('webConcurrency')
   if (cluster.isPrimary) {
-    await load.migrations().migrateLatest(db)
+    await migrateDatabase(db)
     const demo = await ensureDemoCompany(app, db)
     const base = app.get('publicUrl') || `http://localhost:${app.get('port')}`
     if (demo) {
@@ -192,7 +200,7 @@ export function buildCli() {
     .description('run pending database migrations against DATABASE_URL')
     .option('--json', 'machine-readable output')
     .action(async (opts: Out) => {
-      const applied = await withDatabase((db) => load.migrations().migrateLatest(db), { migrate: false })
+      const applied = await withDatabase((db) => migrateDatabase(db), { migrate: false })
       print(opts, { applied }, applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'database is up to date')
     })
 

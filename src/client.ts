@@ -24,6 +24,7 @@ import type { uploadCategoryResource } from './services/upload-categories/upload
 import type { uploadResource } from './services/uploads/uploads.schema'
 import type { userAbsenceResource } from './services/user-absences/user-absences.schema'
 import type { userAbsenceTypeResource } from './services/user-absence-types/user-absence-types.schema'
+import type { userWorkingTimeResource } from './services/user-working-times/user-working-times.schema'
 import type { userResource } from './services/users/users.schema'
 
 /** The result, create and patch types of a declared resource. */
@@ -85,6 +86,7 @@ export const SERVICE_METHODS = {
   'v1/assignment-event-groups': ['find', 'get', 'create', 'patch', 'remove'],
   'v1/time-entries': ['find', 'get', 'create', 'patch', 'remove'],
   'v1/user-absences': ['find', 'get', 'create', 'patch', 'remove'],
+  'v1/user-working-times': ['find', 'get', 'create', 'patch', 'remove'],
   'v1/time-sheet-days': ['find', 'get', 'create', 'patch'],
   'v1/time-sheet-days/by-user': ['find'],
   'v1/time-sheet-weeks': ['find', 'get', 'patch'],
@@ -111,6 +113,7 @@ export interface CrewclockServices {
   'v1/assignment-event-groups': ResourceClient<typeof assignmentEventGroupResource, Full>
   'v1/time-entries': ResourceClient<typeof timeEntryResource, Full>
   'v1/user-absences': ResourceClient<typeof userAbsenceResource, Full>
+  'v1/user-working-times': ResourceClient<typeof userWorkingTimeResource, Full>
   'v1/time-sheet-days': ResourceClient<typeof timeSheetDayResource, NoDelete>
   'v1/time-sheet-days/by-user': ByUserClient<typeof timeSheetDayResource, { userId: number; day: string }>
   'v1/time-sheet-weeks': ResourceClient<typeof timeSheetWeekResource, ReadPatch>

@@ -85,6 +85,11 @@ export function toApiError(raw: any, method?: string, query?: Record<string, unk
   if (TIMEOUT_CODES.has(code)) {
     return new Unavailable('The database did not answer in time; try again shortly')
   }
+  // A transaction PostgreSQL rolled back to break a deadlock (40P01) or a serialisation conflict
+  // (40001): nothing of it was written, and the same request may succeed when sent again.
+  if (code === '40P01' || code === '40001') {
+    return new Unavailable('The request collided with another write and was rolled back; send it again')
+  }
   const dataException = dataExceptionError(code, query)
   if (dataException) return dataException
   return new GeneralError('Internal error')

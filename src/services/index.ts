@@ -13,6 +13,7 @@ import { userAbsenceTypes } from './user-absence-types/user-absence-types'
 import { uploadCategories } from './upload-categories/upload-categories'
 import { timeEntries } from './time-entries/time-entries'
 import { userAbsences } from './user-absences/user-absences'
+import { userWorkingTimes } from './user-working-times/user-working-times'
 import { assignments } from './assignments/assignments'
 import { assignmentEventGroups } from './assignment-event-groups/assignment-event-groups'
 import { assignmentEvents } from './assignment-events/assignment-events'
@@ -38,6 +39,7 @@ export const services = (app: Application) => {
   app.configure(uploadCategories)
   app.configure(timeEntries)
   app.configure(userAbsences)
+  app.configure(userWorkingTimes)
   app.configure(assignments)
   app.configure(assignmentEventGroups)
   app.configure(assignmentEvents)

@@ -81,13 +81,37 @@ function modelErrors(model: WorkingTimeModel): ValidationErrors {
 
 const versionItem = (row: any): WorkingTimeVersion => ({ id: Number(row.id), ...companyVersionOf(row) })
 
+/** The columns of a version (documents as JSON text, which both databases take). */
+const storedRow = (version: CompanyVersion): Record<string, unknown> => ({
+  validFrom: version.validFrom,
+  targetMinutes: JSON.stringify(version.targetMinutes),
+  breakRules: JSON.stringify(version.breakRules),
+  maxDailyMinutes: version.maxDailyMinutes,
+  carryOverCapMinutes: version.carryOverCapMinutes
+})
+
+/** Whether two versions hold the same day and parts (key order of stored documents does not count). */
+const sameVersion = (a: CompanyVersion, b: CompanyVersion) =>
+  a.validFrom === b.validFrom &&
+  a.maxDailyMinutes === b.maxDailyMinutes &&
+  a.carryOverCapMinutes === b.carryOverCapMinutes &&
+  WEEKDAYS.every((day) => a.targetMinutes[day] === b.targetMinutes[day]) &&
+  a.breakRules.length === b.breakRules.length &&
+  a.breakRules.every((rule, i) => rule.afterMinutes === b.breakRules[i].afterMinutes && rule.minBreakMinutes === b.breakRules[i].minBreakMinutes)
+
 async function versionsOf(db: Knex | Knex.Transaction, companyId: number): Promise<WorkingTimeVersion[]> {
   return (await db('company_working_times').where({ companyId }).orderBy('validFrom')).map(versionItem)
 }
 
-/** Serialises the writes of one company's versions (PostgreSQL; SQLite runs one write at a time). */
-async function lockCompany(trx: Knex.Transaction, companyId: number) {
-  if (trx.client.config.client === 'pg') await trx('companies').where({ id: companyId }).forUpdate().first('id')
+/**
+ * Serialises the writes of one company's settings, versions and timezone alike (PostgreSQL; SQLite
+ * runs one write at a time), and reads the timezone as it stands under that lock.
+ */
+async function lockCompany(trx: Knex.Transaction, companyId: number): Promise<{ timezone: string }> {
+  const query = trx('companies').where({ id: companyId }).first('timezone')
+  // NO KEY UPDATE: every insert of a row of the company (a time entry) takes a key-share lock on
+  // it through its foreign key; FOR UPDATE would make those wait and deadlock with user locks.
+  return trx.client.config.client === 'pg' ? query.forNoKeyUpdate() : query
 }
 
 /**
@@ -123,6 +147,9 @@ export class CompanySettingsService {
     const body = validateBodyWith(companySettingsPatchSchema, 'CompanySettings', data)
     const companyId = params.company!.id
     return this.db.transaction(async (trx) => {
+      // Under the lock: two timezone changes at once must not both compare with the old zone
+      // (the second would see no change and skip the recomputation its own change needs).
+      await lockCompany(trx, companyId)
       const current = await this.read(trx, companyId)
       const next = { ...current, ...body }
       const errors: ValidationErrors = {
@@ -148,6 +175,9 @@ export class CompanySettingsService {
  * it changes, and is refused (409) when it would change a locked month.
  */
 export class WorkingTimesService {
+  /** Item paths only for PATCH and DELETE: on the collection they are 405, not a missing version. */
+  readonly options = { multi: false }
+
   constructor(private readonly app: Application) {}
 
   private get db(): Knex {
@@ -158,12 +188,19 @@ export class WorkingTimesService {
     return versionsOf(this.db, params.company!.id)
   }
 
-  private async write(params: Params, work: (trx: Knex.Transaction, versions: WorkingTimeVersion[], companyId: number) => Promise<{ id?: number; ranges: VersionRange[] }>) {
+  /**
+   * Runs `work` under the company's lock and recomputes from the earliest day of the ranges it
+   * changed (none: nothing changed, nothing to check or recompute).
+   */
+  private async write(
+    params: Params,
+    work: (trx: Knex.Transaction, versions: WorkingTimeVersion[], company: { id: number; timezone: string }) => Promise<{ id?: number; ranges: VersionRange[] }>
+  ) {
     const companyId = params.company!.id
     return this.db.transaction(async (trx) => {
-      await lockCompany(trx, companyId)
-      const { id, ranges } = await work(trx, await versionsOf(trx, companyId), companyId)
-      await recomputeCompany(trx, companyId, earliestOf(ranges))
+      const { timezone } = await lockCompany(trx, companyId)
+      const { id, ranges } = await work(trx, await versionsOf(trx, companyId), { id: companyId, timezone })
+      if (ranges.length) await recomputeCompany(trx, companyId, earliestOf(ranges))
       return id === undefined ? undefined : versionItem(await trx('company_working_times').where({ id, companyId }).first())
     })
   }
@@ -173,13 +210,7 @@ export class WorkingTimesService {
     const errors = modelErrors(next)
     if (validFromGiven && next.validFrom < EARLIEST_DAY) errors.validFrom = `must not be before ${EARLIEST_DAY}`
     if (Object.keys(errors).length) throw badRequest('Invalid WorkingTimeVersion body', errors)
-    return {
-      validFrom: next.validFrom,
-      targetMinutes: JSON.stringify(next.targetMinutes),
-      breakRules: JSON.stringify(next.breakRules),
-      maxDailyMinutes: next.maxDailyMinutes,
-      carryOverCapMinutes: next.carryOverCapMinutes
-    }
+    return storedRow(next)
   }
 
   private static duplicate(validFrom: string) {
@@ -188,15 +219,16 @@ export class WorkingTimesService {
 
   async create(data: unknown, params: Params): Promise<WorkingTimeVersion> {
     const body = validateBodyWith(workingTimeVersionSchema, 'WorkingTimeVersion', data)
-    const result = await this.write(params, async (trx, versions, companyId) => {
-      const validFrom: string = body.validFrom ?? addDays(today(params.company!.timezone), 1)
-      if (versions.some((version) => version.validFrom === validFrom)) throw WorkingTimesService.duplicate(validFrom)
+    const result = await this.write(params, async (trx, versions, company) => {
+      const validFrom: string = body.validFrom ?? addDays(today(company.timezone), 1)
       const { id: _id, validFrom: _from, ...base } = versions[Math.max(0, versionIndex(versions, validFrom))]
+      // A bad body is 400 whatever else is wrong: 1970-01-01 is before 2000, not the first version's day.
       const row = this.checked({ ...base, ...body, validFrom } as CompanyVersion, true)
+      if (versions.some((version) => version.validFrom === validFrom)) throw WorkingTimesService.duplicate(validFrom)
       const ranges = [rangeOf(validFrom, versions.map((version) => version.validFrom))]
-      await assertNoLockedMonthIn(trx, companyId, null, ranges)
+      await assertNoLockedMonthIn(trx, company.id, null, ranges)
       const now = new Date().toISOString()
-      const [inserted] = await trx('company_working_times').insert({ companyId, ...row, createdAt: now, updatedAt: now }, ['id'])
+      const [inserted] = await trx('company_working_times').insert({ companyId: company.id, ...row, createdAt: now, updatedAt: now }, ['id'])
       return { id: Number(inserted.id), ranges }
     })
     return result!
@@ -204,7 +236,7 @@ export class WorkingTimesService {
 
   async patch(id: number, data: unknown, params: Params): Promise<WorkingTimeVersion> {
     const body = validateBodyWith(workingTimeVersionSchema, 'WorkingTimeVersion', data)
-    const result = await this.write(params, async (trx, versions, companyId) => {
+    const result = await this.write(params, async (trx, versions, company) => {
       const index = versions.findIndex((version) => version.id === id)
       if (index < 0) throw new NotFound(`No working-time version ${id}`)
       const { id: _id, ...existing } = versions[index]
@@ -215,25 +247,30 @@ export class WorkingTimesService {
           validationErrors: { validFrom: `cannot change on the first version (${FIRST_VERSION_DAY})` }
         })
       }
+      const next = { ...existing, ...body, validFrom } as CompanyVersion
+      const row = this.checked(next, body.validFrom !== undefined && index > 0)
       if (others.includes(validFrom)) throw WorkingTimesService.duplicate(validFrom)
-      const row = this.checked({ ...existing, ...body, validFrom } as CompanyVersion, body.validFrom !== undefined && index > 0)
+      // Writing a version back as it is changes no day: no 409 for a locked month it spans, no recomputation.
+      if (sameVersion(next, existing)) return { id, ranges: [] }
       const ranges = [rangeOf(existing.validFrom, others), rangeOf(validFrom, others)]
-      await assertNoLockedMonthIn(trx, companyId, null, ranges)
-      await trx('company_working_times').where({ id, companyId }).update({ ...row, updatedAt: new Date().toISOString() })
+      await assertNoLockedMonthIn(trx, company.id, null, ranges)
+      await trx('company_working_times').where({ id, companyId: company.id }).update({ ...row, updatedAt: new Date().toISOString() })
       return { id, ranges }
     })
     return result!
   }
 
   async remove(id: number, params: Params): Promise<null> {
-    await this.write(params, async (trx, versions, companyId) => {
+    await this.write(params, async (trx, versions, company) => {
       const index = versions.findIndex((version) => version.id === id)
       if (index < 0) throw new NotFound(`No working-time version ${id}`)
-      if (index === 0) throw new Conflict(`The first working-time version holds from ${FIRST_VERSION_DAY} and cannot be deleted; change it (PATCH) instead`)
+      if (index === 0) {
+        throw new Conflict(`The first working-time version holds from ${FIRST_VERSION_DAY} and cannot be deleted; change it (PATCH) instead`, { reason: 'first-version', ids: [id] })
+      }
       const others = versions.filter((version) => version.id !== id).map((version) => version.validFrom)
       const ranges = [rangeOf(versions[index].validFrom, others)]
-      await assertNoLockedMonthIn(trx, companyId, null, ranges)
-      await trx('company_working_times').where({ id, companyId }).delete()
+      await assertNoLockedMonthIn(trx, company.id, null, ranges)
+      await trx('company_working_times').where({ id, companyId: company.id }).delete()
       return { ranges }
     })
     return null

@@ -158,11 +158,14 @@ export async function recomputeCompany(trx: Knex.Transaction, companyId: number,
 /**
  * Serialises the writes of one user's time (entries, absences, time sheets) on PostgreSQL with a
  * row lock on the user, so that two concurrent writes cannot both pass the checks or interleave
- * their recomputations. SQLite already runs one write transaction at a time.
+ * their recomputations. SQLite already runs one write transaction at a time. `FOR NO KEY UPDATE`,
+ * not `FOR UPDATE`: it excludes the other writers of the user just the same, but not the key-share
+ * lock a foreign key check takes when another transaction inserts a row that references the user,
+ * which would otherwise deadlock with a company-wide recomputation locking users in id order.
  */
 export async function lockUserTime(trx: Knex.Transaction, { companyId, userId }: { companyId: number; userId: number }) {
   if (trx.client.config.client !== 'pg') return
-  await trx('users').where({ id: userId, companyId }).forUpdate().first('id')
+  await trx('users').where({ id: userId, companyId }).forNoKeyUpdate().first('id')
 }
 
 /**

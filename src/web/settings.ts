@@ -1,12 +1,13 @@
-import { byId, formatDateTime, formatMinutes, h, show } from './dom'
+import { byId, formatDateTime, h, show } from './dom'
 import { DASHBOARD_KEY_STORAGE } from './handover'
 import { loadAdmins, startAdmins } from './settings-admins'
 import { chosenScopes, renderScopeChoices, resetScopeChoices, ScopeChoices, scopesCell } from './settings-scopes'
+import { setCompanyTimezone, showWorkingTimes, startWorkingTimes } from './settings-working-times'
+import type { CompanySettings } from '../settings/company'
 
-/** The settings page: admin login, API keys with their scopes, per-key usage, administrators, company working-time model. */
+/** The settings page: admin login, API keys with their scopes, per-key usage, administrators, company and its working-time versions. */
 
 const TOKEN_STORAGE = 'crewclock.settings.token'
-const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
 
 interface ApiKey {
   id: number
@@ -24,25 +25,14 @@ interface Usage {
   requestCount: number
   lastUsedAt: string
 }
-interface WorkingTime {
-  targetMinutes: Record<(typeof WEEKDAYS)[number], number>
-  breakRules: { afterMinutes: number; minBreakMinutes: number }[]
-  maxDailyMinutes: number
-  carryOverCapMinutes: number | null
-}
-interface CompanySettings {
-  id: number
-  name: string
-  country: string
-  timezone: string
-  workingTime: WorkingTime
-}
 
 class ApiError extends Error {
   constructor(
     readonly code: number,
     message: string,
-    readonly validationErrors: Record<string, string> = {}
+    readonly validationErrors: Record<string, string> = {},
+    /** The error body's `data` (a 409 names what it refers to: `months`, `userIds`, …). */
+    readonly data: Record<string, any> = {}
   ) {
     super(message)
   }
@@ -59,7 +49,7 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   if (res.status === 401 && path !== '/authentication') {
     signOut('Your session has ended; please sign in again.')
   }
-  if (!res.ok) throw new ApiError(res.status, data?.message ?? `HTTP ${res.status}`, data?.data?.validationErrors)
+  if (!res.ok) throw new ApiError(res.status, data?.message ?? `HTTP ${res.status}`, data?.data?.validationErrors, data?.data ?? undefined)
   return data as T
 }
 
@@ -112,6 +102,7 @@ async function openSettings() {
   show(byId('logout'), true)
   byId('who').textContent = company.name
   fillCompanyForm(company)
+  showWorkingTimes(company)
   const [scopeChoices] = await Promise.all([api<ScopeChoices>('GET', '/settings/scopes'), loadKeys(), loadAdmins()])
   renderScopeChoices(scopeChoices)
 }
@@ -214,67 +205,16 @@ async function revoke(key: ApiKey) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Company and working-time model
-
-const numberInput = (field: string, value: number | null, attributes: Record<string, string | number> = {}) =>
-  h('input', { type: 'number', step: 1, min: 0, max: 1440, inputmode: 'numeric', 'data-field': field, value: value ?? '', required: true, ...attributes })
-
-function breakRuleRow(rule: { afterMinutes: number; minBreakMinutes: number }, index: number) {
-  const row = h(
-    'div',
-    { class: 'break-rule' },
-    h('label', {}, 'After (min)', numberInput(`workingTime.breakRules.${index}.afterMinutes`, rule.afterMinutes, { class: 'after' })),
-    h('label', {}, 'Break (min)', numberInput(`workingTime.breakRules.${index}.minBreakMinutes`, rule.minBreakMinutes, { class: 'break', min: 1 })),
-    h('button', { type: 'button', class: 'link', onclick: () => (row.remove(), renumberBreakRules()) }, 'Remove')
-  )
-  return row
-}
-
-function renumberBreakRules() {
-  byId('break-rules')
-    .querySelectorAll('.break-rule')
-    .forEach((row, i) => {
-      row.querySelector('.after')!.setAttribute('data-field', `workingTime.breakRules.${i}.afterMinutes`)
-      row.querySelector('.break')!.setAttribute('data-field', `workingTime.breakRules.${i}.minBreakMinutes`)
-    })
-}
+// Company: country and timezone (the working-time versions: settings-working-times.ts)
 
 function fillCompanyForm(company: CompanySettings) {
   byId<HTMLInputElement>('country').value = company.country
   byId<HTMLInputElement>('timezone').value = company.timezone
-  const model = company.workingTime
-  byId('targets').replaceChildren(
-    ...WEEKDAYS.map((day) => {
-      const input = numberInput(`workingTime.targetMinutes.${day}`, model.targetMinutes[day], { id: `target-${day}` })
-      const hint = h('small', { class: 'muted' }, formatMinutes(model.targetMinutes[day]))
-      input.addEventListener('input', () => (hint.textContent = input.value === '' ? '' : formatMinutes(Number(input.value))))
-      return h('label', {}, day[0].toUpperCase() + day.slice(1, 3), input, hint)
-    })
-  )
-  byId<HTMLInputElement>('max-daily').value = String(model.maxDailyMinutes)
-  byId<HTMLInputElement>('carry-cap').value = model.carryOverCapMinutes === null ? '' : String(model.carryOverCapMinutes)
-  byId('break-rules').replaceChildren(...model.breakRules.map(breakRuleRow))
 }
 
-/** Empty or non-numeric inputs are sent as they are, so that the server names the field. */
-const numberOf = (input: HTMLInputElement): number | string => (input.value.trim() !== '' && Number.isFinite(Number(input.value)) ? Number(input.value) : input.value)
-
 function readCompanyForm() {
-  const value = (id: string) => byId<HTMLInputElement>(id)
-  const cap = value('carry-cap').value.trim()
-  return {
-    country: value('country').value.trim().toUpperCase(),
-    timezone: value('timezone').value.trim(),
-    workingTime: {
-      targetMinutes: Object.fromEntries(WEEKDAYS.map((day) => [day, numberOf(value(`target-${day}`))])),
-      breakRules: [...byId('break-rules').querySelectorAll<HTMLElement>('.break-rule')].map((row) => ({
-        afterMinutes: numberOf(row.querySelector('.after') as HTMLInputElement),
-        minBreakMinutes: numberOf(row.querySelector('.break') as HTMLInputElement)
-      })),
-      maxDailyMinutes: numberOf(value('max-daily')),
-      carryOverCapMinutes: cap === '' ? null : numberOf(value('carry-cap'))
-    }
-  }
+  const value = (id: string) => byId<HTMLInputElement>(id).value.trim()
+  return { country: value('country').toUpperCase(), timezone: value('timezone') }
 }
 
 function showFieldErrors(form: HTMLElement, errors: Record<string, string>) {
@@ -302,6 +242,7 @@ async function saveCompany(event: SubmitEvent) {
   try {
     const saved = await api<CompanySettings>('PATCH', '/settings/company', readCompanyForm())
     fillCompanyForm(saved)
+    setCompanyTimezone(saved.timezone)
     notice('company-status', 'Saved.')
   } catch (error) {
     const unplaced = error instanceof ApiError ? showFieldErrors(form, error.validationErrors) : []
@@ -311,6 +252,11 @@ async function saveCompany(event: SubmitEvent) {
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
+const errorText = (error: unknown) =>
+  error instanceof ApiError
+    ? { message: messageOf(error), validationErrors: error.validationErrors, code: error.code, data: error.data }
+    : { message: messageOf(error), validationErrors: {} }
+
 // ---------------------------------------------------------------------------------------------
 
 function start() {
@@ -319,17 +265,8 @@ function start() {
   byId('key-form').addEventListener('submit', createKey)
   byId('new-key-copy').addEventListener('click', () => copyText(byId<HTMLInputElement>('new-key-value').value))
   byId('company-form').addEventListener('submit', saveCompany)
-  startAdmins({
-    api,
-    notice,
-    showFieldErrors,
-    signOut,
-    errorText: (error) => ({ message: messageOf(error), validationErrors: error instanceof ApiError ? error.validationErrors : {} })
-  })
-  byId('add-break-rule').addEventListener('click', () => {
-    const rules = byId('break-rules')
-    rules.append(breakRuleRow({ afterMinutes: 360, minBreakMinutes: 30 }, rules.children.length))
-  })
+  startAdmins({ api, notice, showFieldErrors, signOut, errorText })
+  startWorkingTimes({ api, notice, showFieldErrors, errorText })
   byId('timezones').replaceChildren(...Intl.supportedValuesOf('timeZone').map((zone) => h('option', { value: zone })))
   if (token) openSettings().catch(() => signOut())
   else signOut()

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
-import path from 'node:path'
-import knex, { Knex } from 'knex'
-import { createKnex } from '../../src/db/knex'
 import { testDatabases } from '../support/databases'
+import { migrationBefore, migrationsUpTo, scratchDatabase } from '../support/scratch-database'
 
 /**
  * The migration that gives existing users `employed_from` (CONTRACT §11.1, docs/decisions.md)
@@ -11,53 +8,16 @@ import { testDatabases } from '../support/databases'
  * without starts on the earliest of the creation day and the first entry or absence, as days of
  * the company's timezone. Run on a database of its own, migrated up to the migration before.
  */
-const MIGRATIONS = path.resolve(__dirname, '..', '..', 'migrations')
 const TARGET = '20261125000001_user_accounts'
-const TMP = path.resolve(__dirname, '..', '..', '.tmp', 'test')
-const PG_NAME = `crewclock_test_${process.pid}_migration`
-
-const source = (upTo: string): Knex.MigrationSource<string> => ({
-  getMigrations: async () => fs.readdirSync(MIGRATIONS).filter((f) => /^\d{14}_[\w-]+\.ts$/.test(f) && f.replace(/\.ts$/, '') <= upTo).sort(),
-  getMigrationName: (file) => file.replace(/\.ts$/, ''),
-  getMigration: async (file) => require(path.join(MIGRATIONS, file))
-})
 
 for (const db of testDatabases()) {
   describe(`account start migration [${db.name}]`, function () {
     this.timeout(60000)
-    let url: string
-    let conn: Knex
-
-    before(async () => {
-      if (db.name === 'sqlite') {
-        fs.mkdirSync(TMP, { recursive: true })
-        const file = path.join(TMP, `migration-${process.pid}.sqlite`)
-        fs.rmSync(file, { force: true })
-        url = `sqlite://${file}`
-      } else {
-        const admin = knex({ client: 'pg', connection: process.env.TEST_PG_URL })
-        await admin.raw(`DROP DATABASE IF EXISTS ${PG_NAME} WITH (FORCE)`)
-        await admin.raw(`CREATE DATABASE ${PG_NAME}`)
-        await admin.destroy()
-        const u = new URL(process.env.TEST_PG_URL as string)
-        u.pathname = `/${PG_NAME}`
-        url = u.toString()
-      }
-      conn = createKnex(url)
-    })
-
-    after(async () => {
-      await conn.destroy()
-      if (db.name === 'postgres') {
-        const admin = knex({ client: 'pg', connection: process.env.TEST_PG_URL })
-        await admin.raw(`DROP DATABASE IF EXISTS ${PG_NAME} WITH (FORCE)`)
-        await admin.destroy()
-      } else fs.rmSync(url.replace(/^sqlite:\/\//, ''), { force: true })
-    })
+    const scratch = scratchDatabase(db, 'account-start')
 
     it('starts users with month rows on their first month, others on their first recorded day (company timezone)', async () => {
-      const [previous] = (await source(TARGET).getMigrations([])).filter((f) => !f.startsWith(TARGET)).slice(-1)
-      await conn.migrate.latest({ migrationSource: source(previous.replace(/\.ts$/, '')) })
+      const { conn } = scratch
+      await conn.migrate.latest({ migrationSource: migrationsUpTo(await migrationBefore(TARGET)) })
       const stamps = { createdAt: '2026-06-10T08:00:00.000Z', updatedAt: '2026-06-10T08:00:00.000Z' }
       const [company] = await conn('companies').insert({ name: 'Old', country: 'DE', timezone: 'Europe/Berlin', ...stamps }, ['id'])
       const companyId = Number(company.id)
@@ -76,7 +36,7 @@ for (const db of testDatabases()) {
       await conn('timeEntries').insert({ companyId, userId: withEntry, typeId: type.id, startsAt: '2026-01-31T23:30:00.000Z', endsAt: '2026-02-01T01:00:00.000Z', workedMs: 5_400_000, ...stamps })
       const bare = await user(3, '2026-07-14T22:30:00.000Z')
 
-      await conn.migrate.latest({ migrationSource: source(TARGET) })
+      await conn.migrate.latest({ migrationSource: migrationsUpTo(TARGET) })
       const rows = await conn('users').where({ companyId }).orderBy('id').select('id', 'employedFrom', 'openingBalance')
       const day = (value: unknown) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value))
       assert.deepEqual(

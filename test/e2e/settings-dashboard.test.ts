@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import { chromium, Browser, BrowserContext, Page } from 'playwright-core'
 import { forEachDatabase, TestCompany } from '../support/harness'
 import { buildWeb } from '../../src/web/build'
+import { addDays, today } from '../../src/timesheets/periods'
 
 /**
  * The settings page and the dashboard in headless Chromium (Debian's package), against the
@@ -117,22 +118,42 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     assert.equal(await page.locator('#settings-view').isHidden(), true)
   })
 
-  it("edits the company's country, timezone and working-time model, with errors shown at the field", async function () {
-    this.timeout(60000)
+  it("edits the company's country and timezone, and adds, edits and deletes working-time versions, with errors and refusals shown at the field", async function () {
+    this.timeout(90000)
     const company = await suite.company({ adminPassword: PASSWORD })
+    const versionsOf = async () =>
+      (await suite.server().knex('company_working_times').where({ companyId: company.id }).orderBy('validFrom')).map((row: any) => ({
+        ...row,
+        targetMinutes: jsonOf(row.targetMinutes),
+        breakRules: jsonOf(row.breakRules)
+      }))
     const { page, problems } = await openPage('/settings')
     await signIn(page, await adminEmail(company), PASSWORD)
-    await page.locator('#target-monday').waitFor()
-
-    await page.fill('#target-monday', '1441')
-    await page.click('#company-form button[type=submit]')
-    await page.locator('#target-monday[aria-invalid]').waitFor()
-    assert.match((await page.locator('label:has(#target-monday) .field-error').textContent()) ?? '', /1440/)
-    const unchanged = await suite.server().knex('companies').where({ id: company.id }).first()
-    assert.equal(jsonOf(unchanged.workingTime).targetMinutes.monday, 480)
+    const versionRow = (validFrom: string) => page.locator(`#working-times tbody tr[data-valid-from="${validFrom}"]`)
+    await versionRow('1970-01-01').waitFor()
+    assert.equal(await page.locator('#working-times tbody tr').count(), 1)
+    assert.match((await versionRow('1970-01-01').textContent()) ?? '', /the start.*in effect today.*Mon–Fri 8:00 h, Sat–Sun 0:00 h/)
+    assert.equal(await versionRow('1970-01-01').locator('button.delete').count(), 0, 'the first version cannot be deleted')
+    // The form adds a version from tomorrow (company timezone), prefilled with the version in effect then.
+    assert.equal(await page.inputValue('#valid-from'), addDays(today('Europe/Berlin'), 1))
+    assert.equal(await page.inputValue('#target-monday'), '480')
 
     await page.fill('#country', 'IT')
     await page.fill('#timezone', 'Europe/Rome')
+    await page.click('#company-form button[type=submit]')
+    await page.locator('#company-status', { hasText: 'Saved' }).waitFor()
+    const row = await suite.server().knex('companies').where({ id: company.id }).first()
+    assert.deepEqual([row.country, row.timezone], ['IT', 'Europe/Rome'])
+
+    // A 400 is shown at the field, and nothing is added.
+    await page.fill('#valid-from', '2025-03-01')
+    await page.fill('#target-monday', '1441')
+    await page.click('#working-time-form button[type=submit]')
+    await page.locator('#target-monday[aria-invalid]').waitFor()
+    assert.match((await page.locator('label:has(#target-monday) .field-error').textContent()) ?? '', /1440/)
+    assert.equal((await versionsOf()).length, 1)
+
+    // A version from a chosen day.
     await page.fill('#target-monday', '420')
     await page.fill('#target-friday', '300')
     await page.fill('#carry-cap', '1200')
@@ -140,17 +161,58 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     const rules = page.locator('#break-rules .break-rule')
     await rules.nth(2).locator('input.after').fill('600')
     await rules.nth(2).locator('input.break').fill('60')
-    await page.click('#company-form button[type=submit]')
-    await page.locator('#company-status', { hasText: 'Saved' }).waitFor()
+    await page.click('#working-time-form button[type=submit]')
+    await page.locator('#working-times-status', { hasText: 'Added a version' }).waitFor()
+    await versionRow('2025-03-01').waitFor()
+    assert.match((await versionRow('2025-03-01').textContent()) ?? '', /Mon 7:00 h, Tue–Thu 8:00 h, Fri 5:00 h, Sat–Sun 0:00 h/)
+    assert.equal(await page.locator('#target-monday[aria-invalid]').count(), 0, 'the marks are cleared')
+    const [first, added] = await versionsOf()
+    assert.equal(first.targetMinutes.monday, 480, 'the first version is untouched')
+    assert.equal(added.validFrom, '2025-03-01')
+    assert.deepEqual([added.targetMinutes.monday, added.targetMinutes.friday, added.carryOverCapMinutes], [420, 300, 1200])
+    assert.deepEqual(added.breakRules[2], { afterMinutes: 600, minBreakMinutes: 60 })
 
-    const row = await suite.server().knex('companies').where({ id: company.id }).first()
-    assert.equal(row.country, 'IT')
-    assert.equal(row.timezone, 'Europe/Rome')
-    const model = jsonOf(row.workingTime)
-    assert.equal(model.targetMinutes.monday, 420)
-    assert.equal(model.targetMinutes.friday, 300)
-    assert.equal(model.carryOverCapMinutes, 1200)
-    assert.deepEqual(model.breakRules[2], { afterMinutes: 600, minBreakMinutes: 60 })
+    // The form fills in the version in effect on the chosen day.
+    await page.fill('#valid-from', '2025-04-01')
+    await page.locator('#target-monday[value="420"]').waitFor()
+    await page.fill('#valid-from', '2025-02-01')
+    await page.locator('#target-monday[value="480"]').waitFor()
+
+    // Refusals: a day that another version has; a range that reaches an approved and locked month.
+    await page.fill('#valid-from', '2025-03-01')
+    await page.click('#working-time-form button[type=submit]')
+    await page.locator('#working-time-error', { hasText: 'another version begins on that day' }).waitFor()
+    await page.locator('#valid-from[aria-invalid]').waitFor()
+    const worker = (await company.api.post('/v1/users', { fullName: 'Lena Locked', email: `lena-${Date.now()}@example.test`, employedFrom: '2025-01-01' })).body
+    const february = (await company.api.get('/v1/time-sheet-months/by-user', { userId: worker.id, month: '2025-02-01' })).body
+    assert.equal((await company.api.patch(`/v1/time-sheet-months/${february.id}`, { status: 'submitted' })).status, 200)
+    assert.equal((await company.api.patch(`/v1/time-sheet-months/${february.id}`, { status: 'approved' })).status, 200)
+    await page.fill('#valid-from', '2025-02-10')
+    await page.click('#working-time-form button[type=submit]')
+    await page.locator('#working-time-error', { hasText: /locked month February 2025 \(user \d+\)\. Reopen it first/ }).waitFor()
+    assert.match((await page.locator('label:has(#valid-from) .field-error').textContent()) ?? '', /locked month/)
+    assert.equal((await versionsOf()).length, 2)
+
+    // Editing a listed version.
+    await versionRow('2025-03-01').locator('button.edit').click()
+    await page.locator('#working-time-form-title', { hasText: 'Change the version from' }).waitFor()
+    assert.equal(await page.inputValue('#valid-from'), '2025-03-01')
+    assert.equal(await page.inputValue('#target-friday'), '300')
+    await page.fill('#target-friday', '360')
+    await page.fill('#valid-from', '2025-03-03')
+    await page.click('#working-time-form button[type=submit]')
+    await page.locator('#working-times-status', { hasText: 'Saved the version' }).waitFor()
+    await versionRow('2025-03-03').waitFor()
+    const [, edited] = await versionsOf()
+    assert.deepEqual([edited.id, edited.validFrom, edited.targetMinutes.friday], [added.id, '2025-03-03', 360])
+    assert.equal(await page.inputValue('#valid-from'), addDays(today('Europe/Rome'), 1), 'back to adding a version')
+
+    // Deleting it.
+    page.once('dialog', (dialog) => void dialog.accept())
+    await versionRow('2025-03-03').locator('button.delete').click()
+    await versionRow('2025-03-03').waitFor({ state: 'detached' })
+    await page.locator('#working-times-status', { hasText: 'Deleted the version' }).waitFor()
+    assert.equal((await versionsOf()).length, 1)
     assert.deepEqual(problems, [])
   })
 

@@ -174,14 +174,18 @@ export function validValue(schema: Json, ctx: ValueContext, ref?: ReferenceSpec)
   return text(ctx, s)
 }
 
+let versionDays = 0
+
 /**
  * What a schema cannot tell about a valid record, per collection: spans that must have a
- * length. Everything else of a seed comes from the declarations.
+ * length, days that must be unique. Everything else of a seed comes from the declarations.
  */
 const FIXTURES: Record<string, (ctx: ValueContext) => Json> = {
   'user-absences': (ctx) => ({ endsAt: new Date(ctx.time + 2 * HOUR).toISOString() }),
   // Finished, so that several entries of one user can exist.
-  'time-entries': (ctx) => ({ endsAt: new Date(ctx.time + HOUR).toISOString() })
+  'time-entries': (ctx) => ({ endsAt: new Date(ctx.time + HOUR).toISOString() }),
+  // One version per user and day: each body takes a day of its own, earlier than the last.
+  'user-working-times': (ctx) => ({ validFrom: new Date(ctx.time - ++versionDays * 24 * HOUR).toISOString().slice(0, 10) })
 }
 
 /**
