@@ -3,7 +3,7 @@ import { DateTime } from 'luxon'
 import { forEachDatabase } from '../support/harness'
 import { sheetFixtures } from './fixtures'
 import { assertConsistent, assertMatchesRecomputation } from './invariants'
-import { userWorkingTimes } from './user-working-times'
+import { userWorkingTimes as versions } from './user-working-times'
 import { daysFrom } from '../../src/timesheets/periods'
 
 /**
@@ -16,11 +16,6 @@ const isWeekday = (day: string) => DateTime.fromISO(day).weekday <= 5
 
 forEachDatabase('the worked example of docs/timesheets.md', (suite) => {
   const f = sheetFixtures(suite)
-  const versions = userWorkingTimes(suite)
-
-  it('enters the part-time version through /v1/user-working-times (pending until the collection is served; until then to its table)', async function () {
-    if (!(await versions.served(await suite.company({ country: 'DE' })))) this.skip()
-  })
 
   it('replays Mia’s first two months and shows the figures of the page', async () => {
     const c = await suite.company({ country: 'DE' })
