@@ -122,6 +122,8 @@ export async function checkTimeEntry(write: WriteContext<EntryPlan>): Promise<Va
   if (!outcome.ok || Object.keys(errors).length > 0) return errors
 
   const userId = Number(existing?.userId ?? data.userId)
+  // Without a valid userId (the schema's 400) there is no user whose time to lock and check.
+  if (Number.isNaN(userId)) return errors
   const zone = zoneOf(write)
   // An entry counts on the calendar day of its start (CONTRACT §7.2), before and after a PATCH.
   const days = uniqueDays(existing ? [calendarDay(existing.startsAt, zone)] : [], [calendarDay(outcome.clock.start, zone)])
