@@ -5,7 +5,7 @@ import type { Row, ValidationErrors, WriteContext } from '../../resources/define
 import { nextOrder } from '../../resources/ordering'
 import { Bool, Id, IdList, Int32, Nullable, Num, Str, Text, Timestamp } from '../../resources/types'
 import { refuseClearing, refuseWhenBooked, scheduleUploadFiles } from '../assignments/work-order-rules'
-import { AddressLine, EventAddress, resolveAddress } from './addresses'
+import { AddressLine, EventAddress, resolveAddress, UnresolvedAddress } from './addresses'
 
 /** `true` (keeps an existing timestamp, else now), `false`/null (clears), or an ISO timestamp. */
 const CompletionWrite = Type.Unsafe<boolean | string>({
@@ -34,7 +34,9 @@ async function resolveAddresses(write: WriteContext, assignmentId: number | unde
     try {
       write.data[field] = await resolveAddress(write.data[field], { trx: write.trx, companyId: write.companyId, assignmentId })
     } catch (error) {
-      errors[field] = (error as Error).message
+      // Only a keyword without an address is the field's fault; a failing look-up is not.
+      if (!(error instanceof UnresolvedAddress)) throw error
+      errors[field] = error.message
     }
   }
 }
