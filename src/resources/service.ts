@@ -1,5 +1,5 @@
 import { errorHandler, KnexAdapter } from '@feathersjs/knex'
-import { BadRequest, GeneralError, NotFound } from '@feathersjs/errors'
+import { BadRequest, FeathersError, GeneralError, NotFound } from '@feathersjs/errors'
 import type { Knex } from 'knex'
 import type { Id } from '@feathersjs/feathers'
 import type { Application, Params } from '../declarations'
@@ -160,10 +160,7 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
 
   /**
    * Every offending field in one 400 (issue #17): the schema errors `validateData` found, then the
-   * references and the declaration's rules, which see only the fields that passed the schema. A
-   * rule that throws (a 409 state conflict, a 403) decides only when no field is invalid: a body
-   * naming records the company does not have is a 400 (CONTRACT §2) even when a rule would also
-   * refuse it, and a rule reading a partial body may fail in ways that mean nothing.
+   * references and the declaration's rules, which see only the fields that passed the schema.
    */
   private async prepareWrite(write: WriteContext<unknown>) {
     const errors: ValidationErrors = { ...(write.params as BodyErrorsSlot).invalidFields }
@@ -171,17 +168,30 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       for (const [path, message] of Object.entries(found ?? {})) if (!Object.hasOwn(errors, path)) errors[path] = message
     }
     add(await checkReferences(this.resource, write.data, write.companyId, write.trx, write.existing))
-    try {
-      add(await this.resource.beforeWrite?.(write))
-    } catch (error) {
-      if (Object.keys(errors).length === 0) throw error
-    }
+    add(await this.checkRules(write, Object.keys(errors).length > 0))
     if (Object.keys(errors).length > 0) throw badRequest(bodyTitle(this.resource, write.method), errors)
     // Without field errors, `beforeWrite` has left its plan (if it makes one) for the later stages.
     const planned = write as PlannedWrite<unknown>
     const row = encodeData(this.resource, write.data)
     await this.resource.toRow?.(row, planned)
     return { row, planned }
+  }
+
+  /**
+   * The declaration's field errors. A rule may instead refuse the write (a 4xx such as a 409 state
+   * conflict or a 403). That refusal decides only a body without invalid fields: a body naming
+   * records the company does not have is a 400 (CONTRACT §2) even when a rule would also refuse
+   * it. Then the fields the refusal names (`data.validationErrors`) join the 400, so the client
+   * hears of both. Anything else a rule throws (a database error, a bug) is never hidden behind
+   * the 400: it fails the request as it is.
+   */
+  private async checkRules(write: WriteContext<unknown>, invalidBody: boolean): Promise<ValidationErrors | void> {
+    try {
+      return await this.resource.beforeWrite?.(write)
+    } catch (error) {
+      if (!invalidBody || !isRefusal(error)) throw error
+      return fieldsOf(error)
+    }
   }
 
   /** The call a write or delete runs its declaration's stages in. */
@@ -264,4 +274,14 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   async setup(app: Application) {
     this.app = app
   }
+}
+
+/** A rule refusing the write on its own terms (4xx), as opposed to failing. */
+const isRefusal = (error: unknown): error is FeathersError => error instanceof FeathersError && error.code >= 400 && error.code < 500
+
+/** The field messages a refusal carries (CONTRACT §3.2 `data.validationErrors`). */
+function fieldsOf(refusal: FeathersError): ValidationErrors {
+  const named = refusal.data?.validationErrors
+  if (!named || typeof named !== 'object') return {}
+  return Object.fromEntries(Object.entries(named).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
 }
