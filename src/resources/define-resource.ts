@@ -1,7 +1,7 @@
 import { Type, TSchema, TObject } from '@feathersjs/typebox'
 import type { Static } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
-import type { HookContext, Params } from '../declarations'
+import type { Application, Params } from '../declarations'
 import { Nullable } from './types'
 
 export type Method = 'find' | 'get' | 'create' | 'patch' | 'remove'
@@ -81,14 +81,63 @@ export type PatchOf<F> = { [K in keyof F as F[K] extends { patch: true } ? K : n
 export type Row = Record<string, any>
 export type ValidationErrors = Record<string, string>
 
-export interface WriteContext {
-  context: HookContext
+/**
+ * The write or delete a declaration callback runs in: the app, the call's params (company, acting
+ * user, provider), the company and the call's transaction, which every stage of it shares. Callbacks
+ * take what they need from here, never from a hook context (params must stay free of circular
+ * values: feathers-sync serialises them).
+ */
+export interface ResourceCall {
+  app: Application
+  params: Params
+  method: 'create' | 'patch' | 'remove'
+  companyId: number
+  trx: Knex.Transaction
+}
+
+/**
+ * A page of records being filled in (`loadVirtual`). `db` is the call's transaction when the read
+ * is part of a write, else the pool: a list or get runs in none.
+ */
+export interface ReadContext {
+  app: Application
+  params: Params
+  method: Method
+  companyId: number
+  db: Knex
+}
+
+/**
+ * One create or PATCH, from `beforeWrite` through `toRow` to `afterWrite`. `beforeWrite` may leave
+ * a `plan` (what it decided: the user it locked, the days it touches, ...) for the later stages
+ * of the same write, which get it typed (`PlannedWrite`).
+ */
+export interface WriteContext<Plan = undefined> extends ResourceCall {
   method: 'create' | 'patch'
   /** The validated body, camelCase, as the client sent it. */
   data: Row
   /** The stored record before a PATCH, as a resource. */
   existing?: Row
-  companyId: number
+  plan?: Plan
+}
+
+/** A write after `beforeWrite` found no field errors: its plan is in place. */
+export interface PlannedWrite<Plan = undefined> extends WriteContext<Plan> {
+  plan: Plan
+}
+
+/** One delete, from `beforeRemove` through `afterRemove`, in `trx`; `beforeRemove` may plan for `afterRemove`. */
+export interface RemoveContext<Plan = undefined> extends ResourceCall {
+  method: 'remove'
+  id: number
+  /** The record as it was before the delete, as a resource. */
+  existing: Row
+  plan?: Plan
+}
+
+/** A delete after `beforeRemove` returned: its plan is in place. */
+export interface PlannedRemove<Plan = undefined> extends RemoveContext<Plan> {
+  plan: Plan
 }
 
 export interface ReferenceSpec {
@@ -107,7 +156,11 @@ export interface ExtraFilter {
   apply: (builder: Knex.QueryBuilder, values: unknown[], params: Params) => void
 }
 
-export interface ResourceDeclaration {
+/**
+ * A resource as one declaration. `Plan` and `RemovePlan` are what its `beforeWrite` and
+ * `beforeRemove` hand to the later stages of the same call (inferred from the callbacks).
+ */
+export interface ResourceDeclaration<Plan = any, RemovePlan = any> {
   /** Collection path segment under /v1, e.g. `customers`. */
   path: string
   table: string
@@ -132,21 +185,27 @@ export interface ResourceDeclaration {
    * sets and a sentence. `beforeWrite` enforces it (with its own messages; it also holds after a PATCH).
    */
   createRule?: { description: string; anyOf: object[] }
-  /** Company-level checks and defaults that a schema cannot express; returns field errors. */
-  beforeWrite?: (write: WriteContext) => Promise<ValidationErrors | void>
+  /**
+   * Company-level checks and defaults that a schema cannot express; returns field errors (all of
+   * them, also when the body has invalid fields: it sees only the fields that passed the schema).
+   * It may refuse the write by throwing (a 409 state conflict, a 403); see `ResourceService.checkRules`
+   * for how a refusal meets field errors. When it returns no field errors, the `plan` it set is
+   * what `toRow` and `afterWrite` read.
+   */
+  beforeWrite?: (write: WriteContext<Plan>) => Promise<ValidationErrors | void>
   /** Changes the raw row after the generic mapping (hash passwords, normalise emails, ...). */
-  toRow?: (row: Row, write: WriteContext) => Promise<void> | void
+  toRow?: (row: Row, write: PlannedWrite<Plan>) => Promise<void> | void
   /** Writes what lives outside the resource's own row (join tables), in the request transaction. */
-  afterWrite?: (id: number, write: WriteContext) => Promise<void>
+  afterWrite?: (id: number, write: PlannedWrite<Plan>) => Promise<void>
   /** Fills fields that are not stored in the row, for a page of results at once (inside a write, on its transaction). */
-  loadVirtual?: (items: Row[], context: HookContext) => Promise<void>
+  loadVirtual?: (items: Row[], read: ReadContext) => Promise<void>
   /** Checks (409 when still referenced) and cascades before a delete, in the request transaction. */
-  beforeRemove?: (id: number, context: HookContext) => Promise<void>
+  beforeRemove?: (remove: RemoveContext<RemovePlan>) => Promise<void>
   /** Follow-up work once the row is gone (derived aggregates), in the request transaction. */
-  afterRemove?: (removed: Row, context: HookContext) => Promise<void>
+  afterRemove?: (remove: PlannedRemove<RemovePlan>) => Promise<void>
 }
 
-export interface Resource extends ResourceDeclaration {
+export interface Resource<Plan = any, RemovePlan = any> extends ResourceDeclaration<Plan, RemovePlan> {
   schema: TObject
   createSchema: TObject
   patchSchema: TObject
@@ -178,7 +237,9 @@ export interface ResourceTypes<F> {
   patch: PatchOf<F>
 }
 
-export function defineResource<F extends Record<string, FieldSpec>>(decl: ResourceDeclaration & { fields: F }): Resource & { types?: ResourceTypes<F> } {
+export function defineResource<F extends Record<string, FieldSpec>, Plan = undefined, RemovePlan = undefined>(
+  decl: ResourceDeclaration<Plan, RemovePlan> & { fields: F }
+): Resource<Plan, RemovePlan> & { types?: ResourceTypes<F> } {
   for (const name of Object.keys(decl.fields)) {
     if (requiredOutput.has(name)) decl.fields[name].nullable = false
   }

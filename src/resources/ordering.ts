@@ -10,7 +10,7 @@ export async function nextOrder(db: Knex | Knex.Transaction, table: string, scop
 }
 
 /** A create without `order` goes after the company's last record of `table`. */
-export async function defaultOrder(write: WriteContext, table: string) {
+export async function defaultOrder(write: WriteContext<unknown>, table: string) {
   if (write.method !== 'create' || write.data.order !== undefined) return
-  write.data.order = await nextOrder(write.context.params.transaction!.trx!, table, { companyId: write.companyId })
+  write.data.order = await nextOrder(write.trx, table, { companyId: write.companyId })
 }

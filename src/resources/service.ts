@@ -1,9 +1,9 @@
 import { errorHandler, KnexAdapter } from '@feathersjs/knex'
-import { BadRequest, GeneralError, NotFound } from '@feathersjs/errors'
+import { BadRequest, FeathersError, GeneralError, NotFound } from '@feathersjs/errors'
 import type { Knex } from 'knex'
 import type { Id } from '@feathersjs/feathers'
-import type { HookContext, Params } from '../declarations'
-import type { Resource, Row, ValidationErrors, WriteContext } from './define-resource'
+import type { Application, Params } from '../declarations'
+import type { Method, PlannedRemove, PlannedWrite, ReadContext, RemoveContext, Resource, Row, ValidationErrors, WriteContext } from './define-resource'
 import { decodeRow, encodeData } from './codec'
 import { badRequest, bodyTitle, BodyErrorsSlot } from './validation'
 import { checkReferences } from './references'
@@ -85,12 +85,14 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     return builder
   }
 
-  async decode(rows: Row[], context: HookContext | undefined): Promise<Row[]> {
+  /** Rows as resources, with the declaration's virtual fields read on the call's transaction, if any. */
+  async decode(rows: Row[], params: Params, method: Method = 'find'): Promise<Row[]> {
     const items = rows.map((row) => decodeRow(this.resource, row))
     if (this.resource.loadVirtual && items.length > 0) {
+      const read: ReadContext = { app: this.app, params, method, companyId: this.companyId(params), db: params.transaction?.trx ?? this.knex }
       await this.resource.loadVirtual(
         items.map((item, i) => Object.assign(item, { __row: rows[i] })),
-        context as HookContext
+        read
       )
       for (const item of items) delete item.__row
     }
@@ -117,7 +119,7 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       pages: Math.ceil(Number(total) / list.size),
       size: list.size,
       total: Number(total),
-      items: await this.decode(rows, this.contextFor(params, 'find'))
+      items: await this.decode(rows, params, 'find')
     }
     return envelope
   }
@@ -145,74 +147,92 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
 
   /** A scoped, decoded record without running the service hooks again (writes re-read with it). */
   async read(id: Id, params: Params): Promise<Row> {
-    const [item] = await this.decode([await this.getRow(id, params)], this.contextFor(params, 'get'))
+    const [item] = await this.decode([await this.getRow(id, params)], params, 'get')
     return item
   }
 
   /** Runs `work` in the request's transaction, or in a new one that commits when it returns. */
-  async inTransaction<T>(params: Params, work: (params: Params) => Promise<T>): Promise<T> {
-    if (params.transaction?.trx) return work(params)
-    return this.knex.transaction((trx) => work({ ...params, transaction: { trx, starting: false } }))
+  async inTransaction<T>(params: Params, work: (params: Params, trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const trx = params.transaction?.trx
+    if (trx) return work(params, trx)
+    return this.knex.transaction((trx) => work({ ...params, transaction: { trx, starting: false } }, trx))
   }
 
   /**
    * Every offending field in one 400 (issue #17): the schema errors `validateData` found, then the
-   * references and the declaration's rules, which see only the fields that passed the schema. A
-   * rule that throws (a 409 state conflict, a 403) decides only when no field is invalid: a body
-   * naming records the company does not have is a 400 (CONTRACT §2) even when a rule would also
-   * refuse it, and a rule reading a partial body may fail in ways that mean nothing.
+   * references and the declaration's rules, which see only the fields that passed the schema.
    */
-  private async prepareWrite(write: WriteContext, params: Params) {
-    const errors: ValidationErrors = { ...(params as BodyErrorsSlot).invalidFields }
+  private async prepareWrite(write: WriteContext<unknown>) {
+    const errors: ValidationErrors = { ...(write.params as BodyErrorsSlot).invalidFields }
     const add = (found: ValidationErrors | void) => {
       for (const [path, message] of Object.entries(found ?? {})) if (!Object.hasOwn(errors, path)) errors[path] = message
     }
-    add(await checkReferences(this.resource, write.data, write.companyId, params.transaction!.trx!, write.existing))
-    try {
-      add(await this.resource.beforeWrite?.(write))
-    } catch (error) {
-      if (Object.keys(errors).length === 0) throw error
-    }
+    add(await checkReferences(this.resource, write.data, write.companyId, write.trx, write.existing))
+    add(await this.checkRules(write, Object.keys(errors).length > 0))
     if (Object.keys(errors).length > 0) throw badRequest(bodyTitle(this.resource, write.method), errors)
+    // Without field errors, `beforeWrite` has left its plan (if it makes one) for the later stages.
+    const planned = write as PlannedWrite<unknown>
     const row = encodeData(this.resource, write.data)
-    await this.resource.toRow?.(row, write)
-    return row
+    await this.resource.toRow?.(row, planned)
+    return { row, planned }
+  }
+
+  /**
+   * The declaration's field errors. A rule may instead refuse the write (a 4xx such as a 409 state
+   * conflict or a 403). That refusal decides only a body without invalid fields: a body naming
+   * records the company does not have is a 400 (CONTRACT §2) even when a rule would also refuse
+   * it. Then the fields the refusal names (`data.validationErrors`) join the 400, so the client
+   * hears of both. Anything else a rule throws (a database error, a bug) is never hidden behind
+   * the 400: it fails the request as it is.
+   */
+  private async checkRules(write: WriteContext<unknown>, invalidBody: boolean): Promise<ValidationErrors | void> {
+    try {
+      return await this.resource.beforeWrite?.(write)
+    } catch (error) {
+      if (!invalidBody || !isRefusal(error)) throw error
+      return fieldsOf(error)
+    }
+  }
+
+  /** The call a write or delete runs its declaration's stages in. */
+  private callOf(params: Params, trx: Knex.Transaction) {
+    return { app: this.app, params, companyId: this.companyId(params), trx }
   }
 
   async create(data: Row, params: Params = {}): Promise<Row> {
     if (Array.isArray(data)) throw new BadRequest('Create one record per request')
-    return this.inTransaction(params, async (tx) => {
-      const companyId = this.companyId(tx)
-      const write: WriteContext = { context: this.contextFor(tx, 'create'), method: 'create', data, companyId }
-      const row = await this.prepareWrite(write, tx)
+    return this.inTransaction(params, async (tx, trx) => {
+      const write: WriteContext<unknown> = { ...this.callOf(tx, trx), method: 'create', data }
+      const { row, planned } = await this.prepareWrite(write)
       const now = new Date().toISOString()
-      const [inserted] = await this.db(tx).insert({ ...row, companyId, createdAt: now, updatedAt: now }, ['id'])
+      const [inserted] = await this.db(tx).insert({ ...row, companyId: write.companyId, createdAt: now, updatedAt: now }, ['id'])
       const id = typeof inserted === 'object' ? inserted.id : inserted
-      await this.resource.afterWrite?.(id, write)
+      await this.resource.afterWrite?.(id, planned)
       return this.read(id, tx)
     })
   }
 
   async patch(id: Id | null, data: Row, params: Params = {}): Promise<Row> {
     if (id === null) throw new BadRequest('PATCH needs an id')
-    return this.inTransaction(params, async (tx) => {
-      const companyId = this.companyId(tx)
-      const [existing] = await this.decode([await this.getRow(id, tx)], this.contextFor(tx, 'patch'))
-      const write: WriteContext = { context: this.contextFor(tx, 'patch'), method: 'patch', data, existing, companyId }
-      const row = await this.prepareWrite(write, tx)
+    return this.inTransaction(params, async (tx, trx) => {
+      const [existing] = await this.decode([await this.getRow(id, tx)], tx, 'patch')
+      const write: WriteContext<unknown> = { ...this.callOf(tx, trx), method: 'patch', data, existing }
+      const { row, planned } = await this.prepareWrite(write)
       await this.scoped(tx).andWhere('id', id).update({ ...row, updatedAt: new Date().toISOString() })
-      await this.resource.afterWrite?.(Number(id), write)
+      await this.resource.afterWrite?.(Number(id), planned)
       return this.read(id, tx)
     })
   }
 
   async remove(id: Id | null, params: Params = {}): Promise<Row> {
     if (id === null) throw new BadRequest('DELETE needs an id')
-    return this.inTransaction(params, async (tx) => {
+    return this.inTransaction(params, async (tx, trx) => {
       const existing = await this.read(id, tx)
-      await this.resource.beforeRemove?.(Number(id), this.contextFor(tx, 'remove'))
-      await this.deleteRow(Number(id), tx)
-      await this.resource.afterRemove?.(existing, this.contextFor(tx, 'remove'))
+      const remove: RemoveContext<unknown> = { ...this.callOf(tx, trx), method: 'remove', id: Number(id), existing }
+      await this.resource.beforeRemove?.(remove)
+      await this.deleteRow(remove)
+      // `beforeRemove` returned: its plan (if it makes one) is in place.
+      await this.resource.afterRemove?.(remove as PlannedRemove<unknown>)
       return existing
     })
   }
@@ -222,22 +242,19 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
    * references: an assignment's customer, an event's type) the transaction stays usable on
    * PostgreSQL and the 409 can say what references the record and how many times.
    */
-  private async deleteRow(id: number, params: Params) {
-    const trx = params.transaction!.trx!
+  private async deleteRow({ trx, companyId, id }: RemoveContext<unknown>) {
     try {
-      await trx.transaction((savepoint) => savepoint(this.resource.table).where({ companyId: this.companyId(params), id }).delete())
+      await trx.transaction((savepoint) => savepoint(this.resource.table).where({ companyId, id }).delete())
     } catch (error) {
       if (!isForeignKeyViolation(error)) throw error
-      throw await this.stillReferencedError(id, params)
+      throw await this.stillReferencedError(trx, companyId, id)
     }
   }
 
   /** Counts the records of every declared single reference to this resource's table (CONTRACT §5: 409 naming what references it). */
-  private async stillReferencedError(id: number, params: Params) {
-    const trx = params.transaction!.trx!
-    const companyId = this.companyId(params)
+  private async stillReferencedError(trx: Knex.Transaction, companyId: number, id: number) {
     const sameTable = (table: string) => table.replace(/_/g, '').toLowerCase() === this.resource.table.replace(/_/g, '').toLowerCase()
-    const registered = ((this.app?.get('resources') ?? []) as { resource: Resource }[]).map(({ resource }) => resource)
+    const registered = ((this.app?.get('resources' as any) ?? []) as { resource: Resource }[]).map(({ resource }) => resource)
     const declarations = [...new Map(registered.map((resource) => [resource.path, resource])).values()]
     const references: Record<string, number> = {}
     const singulars: Record<string, string> = {}
@@ -253,18 +270,18 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     return stillReferenced(this.resource.displayName().toLowerCase(), references, singulars)
   }
 
-  /**
-   * A light context for declaration callbacks: the app and the transaction-carrying params.
-   * (Not the hook context itself: params must stay free of circular values, feathers-sync
-   * serialises them.)
-   */
-  private contextFor(params: Params, method: string): HookContext {
-    return { app: this.app, params, method, path: `v1/${this.resource.path}`, service: this } as unknown as HookContext
-  }
-
-  app: any
-  async setup(app: any) {
+  app!: Application
+  async setup(app: Application) {
     this.app = app
   }
 }
 
+/** A rule refusing the write on its own terms (4xx), as opposed to failing. */
+const isRefusal = (error: unknown): error is FeathersError => error instanceof FeathersError && error.code >= 400 && error.code < 500
+
+/** The field messages a refusal carries (CONTRACT §3.2 `data.validationErrors`). */
+function fieldsOf(refusal: FeathersError): ValidationErrors {
+  const named = refusal.data?.validationErrors
+  if (!named || typeof named !== 'object') return {}
+  return Object.fromEntries(Object.entries(named).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+}

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import type { Application, HookContext, Params } from '../declarations'
+import type { Application, Params } from '../declarations'
 import type { ResourceService } from '../resources/service'
 import type { FanOutResult } from './fan-out'
 import type { Recomputed } from './recompute'
@@ -23,10 +23,9 @@ export async function publishAfterCommit(app: Application, params: Params, event
   const ready: { path: string; event: string; records: Record<string, unknown>[] }[] = []
   for (const { path, event, ids } of events) {
     if (ids.length === 0) continue
-    const service = app.service(path) as unknown as ResourceService
+    const service: ResourceService = app.service(path)
     const rows = await trx(service.resource.table).where({ companyId: company.id }).whereIn('id', [...new Set(ids)]).orderBy('id')
-    const context = { app, params, method: 'find', path, service } as unknown as HookContext
-    ready.push({ path, event, records: await service.decode(rows, context) })
+    ready.push({ path, event, records: await service.decode(rows, params) })
   }
   if (ready.length === 0) return
   trx.executionPromise.then(
@@ -66,5 +65,6 @@ export function recomputedEvents(changed: Recomputed, except: Partial<Recomputed
   ]
 }
 
-/** Announces, after commit, the rows a recomputation changed (see `recomputedEvents`). */
-export const publishRecomputed = (context: HookContext, changed: Recomputed) => publishAfterCommit(context.app, context.params, recomputedEvents(changed))
+/** Announces, after commit, the rows a recomputation changed (see `recomputedEvents`), for the call that changed them. */
+export const publishRecomputed = ({ app, params }: { app: Application; params: Params }, changed: Recomputed) =>
+  publishAfterCommit(app, params, recomputedEvents(changed))

@@ -2,7 +2,7 @@ import { defineResource, output, writable, createOnly } from '../../resources/de
 import type { ValidationErrors } from '../../resources/define-resource'
 import { nextOrder } from '../../resources/ordering'
 import { Id, Int32, Nullable, Str, Text, Timestamp } from '../../resources/types'
-import { defaultFromCatalogue, refuseClearing, trxOf } from '../assignments/work-order-rules'
+import { defaultFromCatalogue, refuseClearing } from '../assignments/work-order-rules'
 
 export const assignmentEventGroupResource = defineResource({
   path: 'assignment-event-groups',
@@ -33,17 +33,17 @@ export const assignmentEventGroupResource = defineResource({
     const errors: ValidationErrors = {}
     refuseClearing(write, ['typeId', 'order'], errors)
     await defaultFromCatalogue(write, 'typeId', 'assignment_event_group_types', errors)
-    const { data, method, companyId, context } = write
+    const { data, method, companyId, trx } = write
     // An invalid or missing assignmentId is the schema's 400: no order is looked up with it.
     if (method === 'create' && (data.order === undefined || data.order === null) && data.assignmentId !== undefined) {
-      data.order = await nextOrder(trxOf(context), 'assignment_event_groups', { companyId, assignmentId: data.assignmentId })
+      data.order = await nextOrder(trx, 'assignment_event_groups', { companyId, assignmentId: data.assignmentId })
     }
     return errors
   },
   /** Its events stay, ungrouped (the FK would null them too; this also marks them changed). */
-  async beforeRemove(groupId, context) {
-    await trxOf(context)('assignmentEvents')
-      .where({ companyId: context.params.company!.id, groupId })
+  async beforeRemove({ trx, companyId, id: groupId }) {
+    await trx('assignmentEvents')
+      .where({ companyId, groupId })
       .update({ groupId: null, updatedAt: new Date().toISOString() })
   }
 })

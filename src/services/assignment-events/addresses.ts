@@ -128,9 +128,12 @@ async function keywordAddress(keyword: Keyword, { trx, companyId, assignmentId }
 
 const parseJson = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as AddressValue | null | undefined
 
+/** A keyword whose record has no address: its message is the field's validation error. */
+export class UnresolvedAddress extends Error {}
+
 /**
- * Resolves a write value to the stored Address (with `link`), or throws the message for the
- * field's validation error. Empty strings clear the field like null.
+ * Resolves a write value to the stored Address (with `link`), or throws `UnresolvedAddress` with
+ * the message for the field's validation error. Empty strings clear the field like null.
  */
 export async function resolveAddress(value: string | null, sources: AddressSources): Promise<AddressValue | null> {
   const line = (value ?? '').trim()
@@ -139,7 +142,7 @@ export async function resolveAddress(value: string | null, sources: AddressSourc
   let address: AddressValue
   if (keyword) {
     const stored = parseJson(await keywordAddress(keyword, sources))
-    if (!stored) throw new Error(`the ${keyword === 'customer' ? "assignment's customer has no billing address" : `${keyword} has no address`}`)
+    if (!stored) throw new UnresolvedAddress(`the ${keyword === 'customer' ? "assignment's customer has no billing address" : `${keyword} has no address`}`)
     address = { ...empty(), ...Object.fromEntries(Object.entries(stored).filter(([k]) => k in Address.properties)) }
   } else {
     address = parseAddressLine(line)

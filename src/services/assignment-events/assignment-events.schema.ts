@@ -4,8 +4,8 @@ import { defineResource, output, writable, createOnly } from '../../resources/de
 import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { nextOrder } from '../../resources/ordering'
 import { Bool, Id, IdList, Int32, Nullable, Num, Str, Text, Timestamp } from '../../resources/types'
-import { refuseClearing, refuseWhenBooked, scheduleUploadFiles, trxOf } from '../assignments/work-order-rules'
-import { AddressLine, EventAddress, resolveAddress } from './addresses'
+import { refuseClearing, refuseWhenBooked, scheduleUploadFiles } from '../assignments/work-order-rules'
+import { AddressLine, EventAddress, resolveAddress, UnresolvedAddress } from './addresses'
 
 /** `true` (keeps an existing timestamp, else now), `false`/null (clears), or an ISO timestamp. */
 const CompletionWrite = Type.Unsafe<boolean | string>({
@@ -32,16 +32,17 @@ async function resolveAddresses(write: WriteContext, assignmentId: number | unde
     // Without a valid assignmentId (the schema's 400) there is no assignment to take the address from.
     if (assignmentId === undefined && namesAssignment(write.data[field])) continue
     try {
-      write.data[field] = await resolveAddress(write.data[field], { trx: trxOf(write.context), companyId: write.companyId, assignmentId })
+      write.data[field] = await resolveAddress(write.data[field], { trx: write.trx, companyId: write.companyId, assignmentId })
     } catch (error) {
-      errors[field] = (error as Error).message
+      // Only a keyword without an address is the field's fault; a failing look-up is not.
+      if (!(error instanceof UnresolvedAddress)) throw error
+      errors[field] = error.message
     }
   }
 }
 
 /** Defaults of a new event: the type's name, and after the assignment's last event. */
-async function applyDefaults({ data, companyId, context }: WriteContext) {
-  const trx = trxOf(context)
+async function applyDefaults({ data, companyId, trx }: WriteContext) {
   // An invalid or missing typeId or assignmentId is the schema's 400: no default is looked up with it.
   if ((data.name === undefined || data.name === null) && data.typeId !== undefined) {
     data.name = (await trx('assignmentEventTypes').where({ companyId, id: data.typeId }).first('name'))?.name
@@ -54,7 +55,7 @@ async function applyDefaults({ data, companyId, context }: WriteContext) {
 async function checkGroup(write: WriteContext, assignmentId: number | undefined, errors: ValidationErrors) {
   const groupId = write.data.groupId
   if (groupId === undefined || groupId === null || assignmentId === undefined) return
-  const group = await trxOf(write.context)('assignmentEventGroups').where({ companyId: write.companyId, id: groupId }).first('assignmentId')
+  const group = await write.trx('assignmentEventGroups').where({ companyId: write.companyId, id: groupId }).first('assignmentId')
   if (group && Number(group.assignmentId) !== assignmentId) errors.groupId = `must be a group of the event's assignment (${assignmentId})`
 }
 
@@ -149,8 +150,7 @@ export const assignmentEventResource = defineResource({
     await resolveAddresses(write, assignmentId, errors)
     return errors
   },
-  async afterWrite(eventId, { data, companyId, context }) {
-    const trx = trxOf(context)
+  async afterWrite(eventId, { data, companyId, trx }) {
     for (const [field, join] of Object.entries(JOINS)) {
       if (data[field] === undefined) continue
       await trx(join.table).where({ companyId, eventId }).delete()
@@ -159,9 +159,7 @@ export const assignmentEventResource = defineResource({
     }
   },
   /** Both join tables for the whole page in one query. */
-  async loadVirtual(items, context) {
-    const trx = trxOf(context)
-    const companyId = context.params.company!.id
+  async loadVirtual(items, { db: trx, companyId }) {
     const eventIds = items.map((item) => item.id)
     const rows: Row[] = await trx('assignmentEventUsers')
       .select('eventId', trx.raw("'assignedUsers' as field"), 'userId as refId')
@@ -174,8 +172,9 @@ export const assignmentEventResource = defineResource({
     for (const item of items) for (const field of Object.keys(JOINS)) item[field].sort((a: number, b: number) => a - b)
   },
   /** Its uploads and assignments go with it (FK cascade); files after commit. Booked time → 409. */
-  async beforeRemove(eventId, context) {
-    await refuseWhenBooked(context, (q) => q.where({ eventId }), 'assignment event')
-    await scheduleUploadFiles(context, (q) => q.where({ assignmentEventId: eventId }))
+  async beforeRemove(remove) {
+    const eventId = remove.id
+    await refuseWhenBooked(remove, (q) => q.where({ eventId }), 'assignment event')
+    await scheduleUploadFiles(remove, (q) => q.where({ assignmentEventId: eventId }))
   }
 })

@@ -2,7 +2,7 @@ import type { Knex } from 'knex'
 import { defineResource, output, writable } from '../../resources/define-resource'
 import type { ValidationErrors } from '../../resources/define-resource'
 import { Address, AddressWrite, Color, Id, Nullable, Str, Text, Timestamp } from '../../resources/types'
-import { defaultFromCatalogue, refuseClearing, refuseWhenBooked, scheduleUploadFiles, trxOf } from './work-order-rules'
+import { defaultFromCatalogue, refuseClearing, refuseWhenBooked, scheduleUploadFiles } from './work-order-rules'
 
 /**
  * The next free number of the company's sequence. The upsert locks the counter row until the
@@ -61,14 +61,15 @@ export const assignmentResource = defineResource({
     await defaultFromCatalogue(write, 'typeId', 'assignment_types', errors)
     await defaultFromCatalogue(write, 'statusId', 'assignment_status_types', errors)
     if (write.method === 'create' && (write.data.number === undefined || write.data.number === null)) {
-      write.data.number = await nextAssignmentNumber(trxOf(write.context), write.companyId)
+      write.data.number = await nextAssignmentNumber(write.trx, write.companyId)
     }
     return errors
   },
   /** Events, groups and uploads go with the assignment (FK cascade); their files after commit. */
-  async beforeRemove(assignmentId, context) {
-    const events = trxOf(context)('assignmentEvents').where({ assignmentId }).select('id')
-    await refuseWhenBooked(context, (q) => q.where({ assignmentId }).orWhereIn('eventId', events.clone()), 'assignment')
-    await scheduleUploadFiles(context, (q) => q.where({ assignmentId }).orWhereIn('assignmentEventId', events.clone()))
+  async beforeRemove(remove) {
+    const assignmentId = remove.id
+    const events = remove.trx('assignmentEvents').where({ assignmentId }).select('id')
+    await refuseWhenBooked(remove, (q) => q.where({ assignmentId }).orWhereIn('eventId', events.clone()), 'assignment')
+    await scheduleUploadFiles(remove, (q) => q.where({ assignmentId }).orWhereIn('assignmentEventId', events.clone()))
   }
 })

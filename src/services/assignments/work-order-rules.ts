@@ -1,19 +1,17 @@
 import { stillReferenced } from '../../resources/errors'
 import type { Knex } from 'knex'
-import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
-import type { HookContext } from '../../declarations'
+import type { RemoveContext, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import type { StoredFilesParams } from '../uploads/stored-files'
 
 /** Rules the three work-order resources share: catalogue defaults, uncleared fields, delete guards. */
-
-export const trxOf = (context: HookContext): Knex => context.params.transaction?.trx ?? context.app.get('knex' as any)
 
 /**
  * A create without `field` (absent or null, as the spec's sample bodies send it) gets the
  * company's first active entry of `table` by `order`.
  */
-export async function defaultFromCatalogue(write: WriteContext, field: string, table: string, errors: ValidationErrors) {
+export async function defaultFromCatalogue(write: WriteContext<unknown>, field: string, table: string, errors: ValidationErrors) {
   if (write.method !== 'create' || (write.data[field] !== undefined && write.data[field] !== null)) return
-  const first = await trxOf(write.context)(table)
+  const first = await write.trx(table)
     .where({ companyId: write.companyId })
     .whereNull('deactivatedAt')
     .orderBy([{ column: 'order' }, { column: 'id' }])
@@ -23,23 +21,20 @@ export async function defaultFromCatalogue(write: WriteContext, field: string, t
 }
 
 /** Fields that always have a value: a PATCH may change them but not clear them. */
-export function refuseClearing(write: WriteContext, fields: string[], errors: ValidationErrors) {
+export function refuseClearing(write: WriteContext<unknown>, fields: string[], errors: ValidationErrors) {
   if (write.method !== 'patch') return
   for (const field of fields) if (write.data[field] === null) errors[field] ??= 'cannot be cleared (send a value)'
 }
 
 /** Time entries keep the assignment and event they were booked on (CONTRACT §5): 409. */
-export async function refuseWhenBooked(context: HookContext, narrow: (query: Knex.QueryBuilder) => void, what: string) {
-  const [{ count }] = await trxOf(context)('timeEntries').where({ companyId: context.params.company!.id }).where(narrow).count({ count: '*' })
+export async function refuseWhenBooked({ trx, companyId }: RemoveContext<unknown>, narrow: (query: Knex.QueryBuilder) => void, what: string) {
+  const [{ count }] = await trx('timeEntries').where({ companyId }).where(narrow).count({ count: '*' })
   if (Number(count) > 0) throw stillReferenced(what, { 'time-entries': Number(count) })
 }
 
 /** Storage keys of the uploads matching `where`, to be deleted once the delete has committed. */
-export async function scheduleUploadFiles(context: HookContext, where: (query: Knex.QueryBuilder) => void) {
-  const rows: Row[] = await trxOf(context)('uploads')
-    .where({ companyId: context.params.company!.id })
-    .where(where)
-    .select('storageKey')
-  const pending = (context.params as { storedFilesToDelete?: string[] }).storedFilesToDelete
+export async function scheduleUploadFiles({ trx, companyId, params }: RemoveContext<unknown>, where: (query: Knex.QueryBuilder) => void) {
+  const rows: Row[] = await trx('uploads').where({ companyId }).where(where).select('storageKey')
+  const pending = (params as StoredFilesParams).storedFilesToDelete
   pending?.push(...rows.map((row) => String(row.storageKey)))
 }

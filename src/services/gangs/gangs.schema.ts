@@ -1,11 +1,7 @@
-import type { Knex } from 'knex'
 import { defineResource, output, writable } from '../../resources/define-resource'
 import type { Row } from '../../resources/define-resource'
 import { Id, IdList, Int32, Nullable, Str, Timestamp } from '../../resources/types'
 import { defaultOrder } from '../../resources/ordering'
-import type { HookContext } from '../../declarations'
-
-const db = (context: HookContext): Knex => context.params.transaction?.trx ?? context.app.get('knex' as any)
 
 /** Members live in `gang_users`; `userIds` is always the whole list (null or [] clears it), ascending. */
 export const gangResource = defineResource({
@@ -28,23 +24,22 @@ export const gangResource = defineResource({
   references: { userIds: { table: 'users', many: true, active: true } },
   filters: ['id', 'name', 'externalId', 'createdAt', 'updatedAt'],
   beforeWrite: (write) => defaultOrder(write, 'gangs'),
-  async afterWrite(gangId, { data, companyId, context }) {
+  async afterWrite(gangId, { data, companyId, trx }) {
     if (data.userIds === undefined) return
-    const trx = db(context)
     await trx('gangUsers').where({ companyId, gangId }).delete()
     const userIds: number[] = data.userIds ?? []
     if (userIds.length > 0) await trx('gangUsers').insert(userIds.map((userId) => ({ companyId, gangId, userId })))
   },
-  async loadVirtual(items, context) {
-    const rows: Row[] = await db(context)('gangUsers')
-      .where({ companyId: context.params.company!.id })
+  async loadVirtual(items, { db, companyId }) {
+    const rows: Row[] = await db('gangUsers')
+      .where({ companyId })
       .whereIn('gangId', items.map((item) => item.id))
       .orderBy('userId')
     const members = new Map<number, number[]>(items.map((item) => [item.id, []]))
     for (const row of rows) members.get(Number(row.gangId))?.push(Number(row.userId))
     for (const item of items) item.userIds = members.get(item.id)
   },
-  async beforeRemove(gangId, context) {
-    await db(context)('gangUsers').where({ companyId: context.params.company!.id, gangId }).delete()
+  async beforeRemove({ trx, companyId, id: gangId }) {
+    await trx('gangUsers').where({ companyId, gangId }).delete()
   }
 })

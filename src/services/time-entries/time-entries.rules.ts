@@ -1,7 +1,6 @@
 import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
-import type { HookContext } from '../../declarations'
-import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import type { PlannedRemove, PlannedWrite, ReadContext, RemoveContext, ResourceCall, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { calendarDay, Day, millis, uniqueDays } from '../../timesheets/calendar'
 import { span, spansOverlap } from '../../timesheets/durations'
 import { changeClock, EntryClock, workedMs } from '../../timesheets/entry-clock'
@@ -12,7 +11,8 @@ import { publishRecomputed } from '../../timesheets/events'
  * The write rules of time entries (CONTRACT §7.2, §11.4): type/assignment/event consistency, the pause
  * clock and the pause list, no overlap and one running entry per user, and the time-sheet hook points.
  */
-interface PlannedWrite {
+/** What `beforeWrite` decided, for `toRow` and `afterWrite` of the same write. */
+export interface EntryPlan {
   clock: EntryClock
   /** The closed pauses changed: afterWrite stores `clock.pauses` anew. */
   pausesChanged: boolean
@@ -20,21 +20,23 @@ interface PlannedWrite {
   days: Day[]
 }
 
+/** The user and day a delete changes, locked and checked by `beforeRemove`, recomputed by `afterRemove`. */
+export interface EntryRemovePlan {
+  companyId: number
+  userId: number
+  days: Day[]
+}
+
 /** The longest finished entry (CONTRACT §10.3); a running one is not limited. */
 const MAX_ENTRY_MS = 24 * 60 * 60 * 1000
 
-// What beforeWrite decided, for toRow and afterWrite of the same write.
-const planned = new WeakMap<WriteContext, PlannedWrite>()
-
-const trxOf = (context: HookContext) => context.params.transaction!.trx! as Knex.Transaction
-const zoneOf = (context: HookContext) => context.params.company!.timezone
+const zoneOf = ({ params }: ResourceCall) => params.company!.timezone
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 const instant = (value: unknown) => (value === undefined ? undefined : value === null ? null : millis(value as string))
 const given = (value: unknown) => value !== undefined && value !== null
 
 /** Fills `assignmentId` and `eventTypeId` from the event (else the type's event type) and checks they agree. */
-async function checkAssignment({ data, companyId, context }: WriteContext): Promise<ValidationErrors> {
-  const trx = trxOf(context)
+async function checkAssignment({ data, companyId, trx }: WriteContext<EntryPlan>): Promise<ValidationErrors> {
   const errors: ValidationErrors = {}
   // An invalid or missing typeId is the schema's 400; the span is still checked.
   if (data.typeId === undefined) return errors
@@ -91,9 +93,8 @@ async function assertNoOverlap(trx: Knex.Transaction, companyId: number, userId:
   }
 }
 
-export async function checkTimeEntry(write: WriteContext): Promise<ValidationErrors | void> {
-  const { data, existing, companyId, context } = write
-  const trx = trxOf(context)
+export async function checkTimeEntry(write: WriteContext<EntryPlan>): Promise<ValidationErrors | void> {
+  const { data, existing, companyId, trx } = write
   const errors = write.method === 'create' ? await checkAssignment(write) : {}
   // `pauses` says whether a pause is open, so `pausedAt` beside it could only contradict it.
   // Either makes the clock change meaningless, so it is not applied (the other fields' errors still are reported).
@@ -121,56 +122,51 @@ export async function checkTimeEntry(write: WriteContext): Promise<ValidationErr
   if (!outcome.ok || Object.keys(errors).length > 0) return errors
 
   const userId = Number(existing?.userId ?? data.userId)
-  const zone = zoneOf(context)
+  // Without a valid userId (the schema's 400) there is no user whose time to lock and check.
+  if (Number.isNaN(userId)) return errors
+  const zone = zoneOf(write)
   // An entry counts on the calendar day of its start (CONTRACT §7.2), before and after a PATCH.
   const days = uniqueDays(existing ? [calendarDay(existing.startsAt, zone)] : [], [calendarDay(outcome.clock.start, zone)])
   await lockUserTime(trx, { companyId, userId })
   await assertDaysWritable(trx, { companyId, userId, days })
   await assertNoOverlap(trx, companyId, userId, existing?.id, outcome.clock)
   data.pausedAt = iso(outcome.clock.pausedAt)
-  planned.set(write, { clock: outcome.clock, pausesChanged: change.pauses !== undefined || outcome.closedPause !== null, userId, days })
+  write.plan = { clock: outcome.clock, pausesChanged: change.pauses !== undefined || outcome.closedPause !== null, userId, days }
 }
 
-export function timeEntryRow(row: Row, write: WriteContext) {
-  row.workedMs = workedMs(planned.get(write)!.clock)
+export function timeEntryRow(row: Row, { plan }: PlannedWrite<EntryPlan>) {
+  row.workedMs = workedMs(plan.clock)
 }
 
-export async function afterTimeEntryWrite(id: number, write: WriteContext) {
-  const trx = trxOf(write.context)
-  const { clock, pausesChanged, userId, days } = planned.get(write)!
+export async function afterTimeEntryWrite(id: number, write: PlannedWrite<EntryPlan>) {
+  const { trx, companyId } = write
+  const { clock, pausesChanged, userId, days } = write.plan
   if (pausesChanged) {
     // Replaced as a whole, in order (the open pause is the entry's pausedAt column).
-    const companyId = write.companyId
     await trx('time_entry_pauses').where({ companyId, timeEntryId: id }).delete()
     const rows = [...clock.pauses].sort((x, y) => x.start - y.start).map((p) => ({ companyId, timeEntryId: id, startsAt: iso(p.start), endsAt: iso(p.end) }))
     if (rows.length > 0) await trx('time_entry_pauses').insert(rows)
   }
-  await publishRecomputed(write.context, await recomputeDays(trx, { companyId: write.companyId, userId, days }))
+  await publishRecomputed(write, await recomputeDays(trx, { companyId, userId, days }))
 }
 
-const removedDays = (entry: Row, context: HookContext) => ({
-  companyId: context.params.company!.id,
-  userId: Number(entry.userId),
-  days: [calendarDay(entry.startsAt, zoneOf(context))]
-})
-
-export async function beforeTimeEntryRemove(id: number, context: HookContext) {
-  const trx = trxOf(context)
-  const entry = await trx('time_entries').where({ id, companyId: context.params.company!.id }).first('userId', 'startsAt')
-  const affected = removedDays(entry, context)
+/** The day the removed entry counted on is locked and must be writable (CONTRACT §7.2). */
+export async function beforeTimeEntryRemove(remove: RemoveContext<EntryRemovePlan>) {
+  const { trx, companyId, existing } = remove
+  const affected = { companyId, userId: Number(existing.userId), days: [calendarDay(existing.startsAt, zoneOf(remove))] }
   await lockUserTime(trx, affected)
   await assertDaysWritable(trx, affected)
+  remove.plan = affected
 }
 
-export async function afterTimeEntryRemove(removed: Row, context: HookContext) {
-  await publishRecomputed(context, await recomputeDays(trxOf(context), removedDays(removed, context)))
+export async function afterTimeEntryRemove(remove: PlannedRemove<EntryRemovePlan>) {
+  await publishRecomputed(remove, await recomputeDays(remove.trx, remove.plan))
 }
 
 /** `pauses` of a page of entries in one query: the closed ones in order, then the open one (`pausedAt`). */
-export async function loadPauses(items: Row[], context: HookContext) {
-  const db: Knex = context.params.transaction?.trx ?? context.app.get('knex' as any)
+export async function loadPauses(items: Row[], { db, companyId }: ReadContext) {
   const rows: Row[] = await db('time_entry_pauses')
-    .where({ companyId: context.params.company!.id })
+    .where({ companyId })
     .whereIn('timeEntryId', items.map((item) => item.id))
     .orderBy([{ column: 'startsAt' }, { column: 'id' }])
     .select('timeEntryId', 'startsAt', 'endsAt')

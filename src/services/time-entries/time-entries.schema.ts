@@ -64,12 +64,12 @@ export const timeEntryResource = defineResource({
   beforeWrite: checkTimeEntry,
   toRow: timeEntryRow,
   afterWrite: afterTimeEntryWrite,
-  async loadVirtual(items, context) {
+  async loadVirtual(items, read) {
     for (const item of items) {
       const ms = item.__row.workedMs
       item.duration = ms === null || ms === undefined ? null : roundMinutes(toMinutes(Number(ms)))
     }
-    await loadPauses(items, context)
+    await loadPauses(items, read)
   },
   beforeRemove: beforeTimeEntryRemove,
   afterRemove: afterTimeEntryRemove

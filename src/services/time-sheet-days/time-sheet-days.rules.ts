@@ -1,7 +1,5 @@
 import { Conflict } from '@feathersjs/errors'
-import type { Knex } from 'knex'
-import type { HookContext } from '../../declarations'
-import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import type { PlannedWrite, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { Day, calendarDay, millis } from '../../timesheets/calendar'
 import { MINUTE_MS, roundMinutes } from '../../timesheets/durations'
 import { periodErrors } from '../../timesheets/by-user'
@@ -16,8 +14,6 @@ import { publishAfterCommit, recomputedEvents } from '../../timesheets/events'
  * The write rules of time sheet days (CONTRACT §7.4): the workflow moves and their guards, the
  * manual overrides, and no field changes on a submitted or approved day.
  */
-const trxOf = (context: HookContext) => context.params.transaction!.trx! as Knex.Transaction
-
 /** Override fields of the API and the columns that keep them. */
 const OVERRIDES = { startsAt: 'manualStartsAt', endsAt: 'manualEndsAt', breakTime: 'manualBreakTimeMs', duration: 'manualDurationMs' } as const
 type OverrideField = keyof typeof OVERRIDES
@@ -26,14 +22,12 @@ const isOverride = (field: string): field is OverrideField => Object.hasOwn(OVER
 /** Fields that a submitted or approved day refuses (`externalId` only links the record; `declinedNote` goes with a decline). */
 const SHEET_FIELDS = ['note', 'declinedNote', 'startsAt', 'endsAt', 'breakTime', 'duration']
 
-interface DayPlan {
+/** What `beforeWrite` decided, for `toRow` and `afterWrite` of the same write: the day, and the columns its move and overrides set. */
+export interface DayPlan {
   userId: number
   day: Day
   columns: Row
 }
-
-// What beforeWrite decided, for toRow and afterWrite of the same write.
-const planned = new WeakMap<WriteContext, DayPlan>()
 
 /** A body value as its column keeps it: minutes → exact milliseconds, instants → ISO. */
 function columnValue(field: string, value: unknown): unknown {
@@ -80,10 +74,9 @@ function overrideColumns(data: Row, raw: Row | undefined, actingUserId: number |
   return { ...columns, manipulatedAt: anyLeft ? now : null, manipulatedById: anyLeft ? actingUserId : null }
 }
 
-export async function checkTimeSheetDay(write: WriteContext): Promise<ValidationErrors | void> {
-  const { data, existing, companyId, context } = write
-  const trx = trxOf(context)
-  const zone = context.params.company!.timezone
+export async function checkTimeSheetDay(write: WriteContext<DayPlan>): Promise<ValidationErrors | void> {
+  const { data, existing, companyId, trx, params } = write
+  const zone = params.company!.timezone
   const raw: Row | undefined = existing ? await trx(DAY_TABLE).where({ id: existing.id, companyId }).first() : undefined
   // On create, an invalid or missing userId or day is the schema's 400 and undefined here.
   const userId = Number(raw?.userId ?? data.userId)
@@ -105,27 +98,26 @@ export async function checkTimeSheetDay(write: WriteContext): Promise<Validation
   if (from !== to) assertDaysHappened(to, [day], today(zone))
   if (raw) assertFieldsEditable(data, raw, from, to)
 
-  const actingUserId = context.params.user?.id ?? null
+  const actingUserId = params.user?.id ?? null
   const owner: SheetOwner = { companyId, userId, actingUserId, timezone: zone }
   if (to === 'submitted' && from !== 'submitted') await assertNoRunningEntry(trx, owner, [day])
   if (from === 'approved' && to !== 'approved') await assertNotLocked(trx, owner, [day])
   const now = new Date().toISOString()
   const move = from === to ? {} : moveColumns(from, to, { now, actingUserId, submittedFirstAt: raw?.submittedFirstAt ?? null, withDeciders: true })
-  planned.set(write, { userId, day, columns: { ...move, ...overrideColumns(data, raw, actingUserId, now) } })
+  write.plan = { userId, day, columns: { ...move, ...overrideColumns(data, raw, actingUserId, now) } }
 }
 
-export function timeSheetDayRow(row: Row, write: WriteContext) {
-  Object.assign(row, planned.get(write)!.columns)
+export function timeSheetDayRow(row: Row, { plan }: PlannedWrite<DayPlan>) {
+  Object.assign(row, plan.columns)
 }
 
 /** The day's figures, its week and month (created with a new day) and the carry chain. */
-export async function afterTimeSheetDayWrite(id: number, write: WriteContext) {
-  const trx = trxOf(write.context)
-  const { userId, day } = planned.get(write)!
-  const created = await openSheets(trx, write.companyId, userId, { days: [day] })
-  const changed = await recomputeDays(trx, { companyId: write.companyId, userId, days: [day] })
+export async function afterTimeSheetDayWrite(id: number, { trx, companyId, app, params, plan }: PlannedWrite<DayPlan>) {
+  const { userId, day } = plan
+  const created = await openSheets(trx, companyId, userId, { days: [day] })
+  const changed = await recomputeDays(trx, { companyId, userId, days: [day] })
   const ids = (rows: { id: number }[]) => rows.map((row) => row.id)
-  await publishAfterCommit(write.context.app, write.context.params, [
+  await publishAfterCommit(app, params, [
     { path: 'v1/time-sheet-weeks', event: 'created', ids: ids(created.weeks) },
     { path: 'v1/time-sheet-months', event: 'created', ids: ids(created.months) },
     // The day itself is this request's record: its service announces it.

@@ -1,8 +1,6 @@
 import { Conflict } from '@feathersjs/errors'
-import type { Knex } from 'knex'
-import type { HookContext } from '../../declarations'
 import { defineResource, output, patchOnly, writeOnly } from '../../resources/define-resource'
-import type { Row, WriteContext } from '../../resources/define-resource'
+import type { PlannedWrite, ReadContext, Row, WriteContext } from '../../resources/define-resource'
 import { DateString, Enum, Id, Int32, Num, Str, Text, Timestamp } from '../../resources/types'
 import { CORRECTION_TYPES, currentDifferenceMs } from '../../timesheets/aggregates'
 import { MINUTE_MS, roundMinutes } from '../../timesheets/durations'
@@ -19,11 +17,8 @@ const Minutes = () => Num()
 const ManualCarry = () => Num({ minimum: -10_000_000, maximum: 10_000_000 })
 const CARRY_MANUAL = { carryInManual: 'carryInManualMs', carryOutManual: 'carryOutManualMs' } as const
 
-const trxOf = (context: HookContext) => context.params.transaction!.trx! as Knex.Transaction
-
 /** The move is checked early (409 before anything is written); a locked month refuses manual carries. */
-async function checkMonth({ data, existing, companyId, context }: WriteContext) {
-  const trx = trxOf(context)
+async function checkMonth({ data, existing, companyId, trx }: WriteContext) {
   await lockUserTime(trx, { companyId, userId: existing!.userId })
   if (data.status !== undefined) assertMove(MONTH_MOVES, 'time sheet month', existing!.status, data.status)
   const manual = Object.keys(CARRY_MANUAL).filter((field) => data[field] !== undefined)
@@ -34,7 +29,7 @@ async function checkMonth({ data, existing, companyId, context }: WriteContext) 
   }
 }
 
-function monthRow(row: Row, { data }: WriteContext) {
+function monthRow(row: Row, { data }: PlannedWrite) {
   // The status moves through moveMonth (fan-out and lock), never as a plain column write.
   delete row.status
   for (const [field, column] of Object.entries(CARRY_MANUAL)) {
@@ -43,11 +38,10 @@ function monthRow(row: Row, { data }: WriteContext) {
 }
 
 /** The status move with its fan-out, then the month and the carry chain after it (manual carries). */
-async function afterMonthWrite(id: number, { data, companyId, context }: WriteContext) {
-  const trx = trxOf(context)
+async function afterMonthWrite(id: number, { data, companyId, trx, app, params }: PlannedWrite) {
   const month: Row = await trx('time_sheet_months').where({ id, companyId }).first()
-  const owner = { companyId, userId: Number(month.userId), actingUserId: context.params.user?.id ?? null, timezone: context.params.company!.timezone }
-  if (data.status !== undefined) await publishFanOut(context.app, context.params, await moveMonth(trx, owner, month, data.status as SheetStatus))
+  const owner = { companyId, userId: Number(month.userId), actingUserId: params.user?.id ?? null, timezone: params.company!.timezone }
+  if (data.status !== undefined) await publishFanOut(app, params, await moveMonth(trx, owner, month, data.status as SheetStatus))
   await recompute(trx, companyId, owner.userId, { days: [], weekStarts: [], months: [dayOf(month.month)] })
 }
 
@@ -55,8 +49,8 @@ const minutes = (ms: unknown) => (ms === null || ms === undefined ? null : round
 const dailyOf = (value: unknown): [number, number][] => (typeof value === 'string' ? JSON.parse(value) : ((value as [number, number][] | null) ?? []))
 
 /** The figures of a page of months: locked snapshots while locked, `currentDifference` against today. */
-async function loadMonthFigures(items: Row[], context: HookContext) {
-  const day = today(context.params.company!.timezone)
+async function loadMonthFigures(items: Row[], { params }: ReadContext) {
+  const day = today(params.company!.timezone)
   for (const item of items) {
     const row = item.__row as Row
     const locked = row.lockedAt !== null && row.lockedAt !== undefined

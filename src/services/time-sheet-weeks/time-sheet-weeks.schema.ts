@@ -1,6 +1,5 @@
-import type { Knex } from 'knex'
 import { defineResource, output, patchOnly } from '../../resources/define-resource'
-import type { Row, WriteContext } from '../../resources/define-resource'
+import type { PlannedWrite, Row, WriteContext } from '../../resources/define-resource'
 import { DateString, Enum, Id, Int32, Num, Str, Timestamp } from '../../resources/types'
 import { MINUTE_MS, roundMinutes } from '../../timesheets/durations'
 import { moveWeek } from '../../timesheets/fan-out'
@@ -11,21 +10,17 @@ import { publishFanOut } from '../../timesheets/events'
 
 const Count = () => Int32({ minimum: 0 })
 
-const trxOf = (write: WriteContext) => write.context.params.transaction!.trx! as Knex.Transaction
-
 /** The user's lock comes before the week's own row is written, like every time-sheet write (no deadlock with a recomputation). */
-async function lockWeekUser(write: WriteContext) {
-  await lockUserTime(trxOf(write), { companyId: write.companyId, userId: Number(write.existing!.userId) })
+async function lockWeekUser({ trx, companyId, existing }: WriteContext) {
+  await lockUserTime(trx, { companyId, userId: Number(existing!.userId) })
 }
 
 /** A week's status fans out to its seven days (CONTRACT §7.5); the status it shows is derived from them. */
-async function fanOutWeek(id: number, write: WriteContext) {
-  const { data, companyId, context } = write
+async function fanOutWeek(id: number, { data, companyId, trx, app, params }: PlannedWrite) {
   if (data.status === undefined) return
-  const trx = trxOf(write)
   const week: Row = await trx('time_sheet_weeks').where({ id, companyId }).first()
-  const owner = { companyId, userId: Number(week.userId), actingUserId: context.params.user?.id ?? null, timezone: context.params.company!.timezone }
-  await publishFanOut(context.app, context.params, await moveWeek(trx, owner, dayOf(week.weekStart), data.status as SheetStatus))
+  const owner = { companyId, userId: Number(week.userId), actingUserId: params.user?.id ?? null, timezone: params.company!.timezone }
+  await publishFanOut(app, params, await moveWeek(trx, owner, dayOf(week.weekStart), data.status as SheetStatus))
 }
 
 /**

@@ -1,4 +1,5 @@
 import { NotFound } from '@feathersjs/errors'
+import type { Knex } from 'knex'
 import type { HookContext, NextFunction } from '../../declarations'
 import type { Row } from '../../resources/define-resource'
 import { filterKind } from '../../resources/query'
@@ -7,7 +8,6 @@ import type { BodyErrorsSlot } from '../../resources/validation'
 import { validateData } from '../../resources/hooks'
 import { storageOf } from '../../storage'
 import { uploadResource, UploadParams, UploadParent } from './uploads.schema'
-import { trxOf } from '../assignments/work-order-rules'
 
 /**
  * The parent in the path (`:assignmentId` arrives as a string in `params.route`) must be an
@@ -17,7 +17,8 @@ export const resolveParent = (parent: UploadParent) => async (context: HookConte
   // The service re-reads a written record through its own hooked `get`, inside the write's transaction.
   if ((context.params as UploadParams).uploadParent) return
   const id = pathId(context.params.route?.[parent.field], parent.field)
-  const found = await trxOf(context)(parent.table).where({ companyId: context.params.company!.id, id }).first('id')
+  const db: Knex = context.params.transaction?.trx ?? context.app.get('knex' as any)
+  const found = await db(parent.table).where({ companyId: context.params.company!.id, id }).first('id')
   if (!found) throw new NotFound(`No ${parent.entity} with id ${id}`)
   ;(context.params as UploadParams).uploadParent = { field: parent.field, id }
 }

@@ -8,7 +8,6 @@ import { downloadPath, downloadUrl } from './download-url'
 import { API_PREFIX } from '../../resources/register'
 import type { ReceivedFile } from './multipart'
 import type { StoredFilesParams } from './stored-files'
-import { trxOf } from '../assignments/work-order-rules'
 
 /** The record an upload hangs under: its path names it (`/v1/assignments/7/uploads`). */
 export interface UploadParent {
@@ -69,9 +68,9 @@ export const uploadResource = defineResource({
     }
     return errors
   },
-  toRow(row, { method, context }) {
+  toRow(row, { method, params }) {
     if (method !== 'create') return
-    const { upload, uploadParent } = context.params as UploadParams
+    const { upload, uploadParent } = params as UploadParams
     Object.assign(row, {
       fileName: upload!.fileName || 'upload',
       mimeType: upload!.mimeType,
@@ -80,15 +79,15 @@ export const uploadResource = defineResource({
       [uploadParent!.field]: uploadParent!.id
     })
   },
-  async loadVirtual(items, context) {
-    const { origin, uploadParent } = context.params as UploadParams
+  async loadVirtual(items, { app, params }) {
+    const { origin, uploadParent } = params as UploadParams
     const parent = UPLOAD_PARENTS.find((p) => p.field === uploadParent!.field)!
     const uploads = `/${API_PREFIX}/${parent.collection}/${uploadParent!.id}/uploads`
-    for (const item of items) item.downloadUrl = downloadUrl(context.app, downloadPath(uploads, item.id), origin)
+    for (const item of items) item.downloadUrl = downloadUrl(app, downloadPath(uploads, item.id), origin)
   },
   /** The stored file goes once the delete has committed. */
-  async beforeRemove(uploadId, context) {
-    const row = await trxOf(context)('uploads').where({ companyId: context.params.company!.id, id: uploadId }).first('storageKey')
-    if (row) (context.params as UploadParams).storedFilesToDelete?.push(String(row.storageKey))
+  async beforeRemove({ trx, companyId, id, params }) {
+    const row = await trx('uploads').where({ companyId, id }).first('storageKey')
+    if (row) (params as UploadParams).storedFilesToDelete?.push(String(row.storageKey))
   }
 })

@@ -1,7 +1,6 @@
 import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
-import type { HookContext } from '../../declarations'
-import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import type { PlannedRemove, PlannedWrite, ReadContext, RemoveContext, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { MAX_ABSENCE_DAYS, absenceDayCount, absenceStatus, absenceWorkDays } from '../../timesheets/absences'
 import { coveredDayRange, millis } from '../../timesheets/calendar'
 import { assertSpansWritable, lockUserTime, recomputeSpans } from '../../timesheets/recompute'
@@ -14,12 +13,13 @@ import { dayOf } from '../../timesheets/sheet-rows'
  * derived status, no overlap with another (not declined) absence of the user, and the time-sheet
  * hook points for every covered calendar day.
  */
-const db = (context: HookContext): Knex => context.params.transaction?.trx ?? context.app.get('knex' as any)
-const trxOf = (context: HookContext) => context.params.transaction!.trx! as Knex.Transaction
 const isSet = (value: unknown) => value !== undefined && value !== null
 
-// The user and the spans of calendar days a write touches, from beforeWrite to afterWrite of the same write.
-const planned = new WeakMap<WriteContext, { userId: number; spans: { from: string; to: string }[] }>()
+/** The user and the spans of calendar days a write or delete touches, from its before stage to its after stage. */
+export interface AbsencePlan {
+  userId: number
+  spans: { from: string; to: string }[]
+}
 
 /** Each decision timestamp and the `...ById` field that records who made it. */
 const DECIDERS: [timestamps: string[], byId: string][] = [
@@ -93,9 +93,8 @@ const coveredSpan = (absence: Row, zone: string) => {
   return { from: first, to: last }
 }
 
-export async function checkAbsence(write: WriteContext): Promise<ValidationErrors | void> {
-  const { data, existing, companyId, context } = write
-  const trx = trxOf(context)
+export async function checkAbsence(write: WriteContext<AbsencePlan>): Promise<ValidationErrors | void> {
+  const { data, existing, companyId, trx, params } = write
   const typeId = existing?.typeId ?? data.typeId
   const type: Row | undefined = typeId === undefined ? undefined : await trx('user_absence_types').where({ id: typeId, companyId }).first('needApproval', 'needCompensation')
   const before: Row = existing ?? {}
@@ -104,9 +103,9 @@ export async function checkAbsence(write: WriteContext): Promise<ValidationError
   if (type && !type.needApproval && isSet(data.requestedAt) && data.approvedAt === undefined && !isSet(after('approvedAt')) && !isSet(after('declinedAt'))) {
     data.approvedAt = data.requestedAt
   }
-  fillDeciders(data, { ...before, ...data }, context.params.user?.id)
+  fillDeciders(data, { ...before, ...data }, params.user?.id)
   const merged = { ...before, ...data }
-  const zone = context.params.company!.timezone
+  const zone = params.company!.timezone
   const errors = checkDecisions(merged, data, type, zone)
   // Without a type the reference check (or the schema) reports typeId; nothing below can run.
   if (Object.keys(errors).length > 0 || !type) return errors
@@ -119,43 +118,35 @@ export async function checkAbsence(write: WriteContext): Promise<ValidationError
   await lockUserTime(trx, { companyId, userId })
   await assertSpansWritable(trx, { companyId, userId, spans })
   if (data.status !== 'declined') await assertNoOverlap(trx, companyId, merged, existing?.id)
-  planned.set(write, { userId, spans })
+  write.plan = { userId, spans }
 }
 
-export async function afterAbsenceWrite(_id: number, write: WriteContext) {
-  await publishRecomputed(write.context, await recomputeSpans(trxOf(write.context), { companyId: write.companyId, ...planned.get(write)! }))
+export async function afterAbsenceWrite(_id: number, write: PlannedWrite<AbsencePlan>) {
+  await publishRecomputed(write, await recomputeSpans(write.trx, { companyId: write.companyId, ...write.plan }))
 }
 
-const removedSpan = (absence: Row, context: HookContext) => ({
-  companyId: context.params.company!.id,
-  userId: Number(absence.userId),
-  spans: [coveredSpan(absence, context.params.company!.timezone)]
-})
-
-export async function beforeAbsenceRemove(id: number, context: HookContext) {
-  const trx = trxOf(context)
-  const absence = await trx('user_absences').where({ id, companyId: context.params.company!.id }).first('userId', 'startsAt', 'endsAt')
-  const affected = removedSpan(absence, context)
-  await lockUserTime(trx, affected)
-  await assertSpansWritable(trx, affected)
+export async function beforeAbsenceRemove(remove: RemoveContext<AbsencePlan>) {
+  const { trx, companyId, existing, params } = remove
+  remove.plan = { userId: Number(existing.userId), spans: [coveredSpan(existing, params.company!.timezone)] }
+  await lockUserTime(trx, { companyId, userId: remove.plan.userId })
+  await assertSpansWritable(trx, { companyId, ...remove.plan })
 }
 
-export async function afterAbsenceRemove(removed: Row, context: HookContext) {
-  await publishRecomputed(context, await recomputeSpans(trxOf(context), removedSpan(removed, context)))
+export async function afterAbsenceRemove(remove: PlannedRemove<AbsencePlan>) {
+  await publishRecomputed(remove, await recomputeSpans(remove.trx, { companyId: remove.companyId, ...remove.plan }))
 }
 
 /** `workDays` of a page of absences from their types and the users' schedules (CONTRACT §11.2), in four queries. */
-export async function loadWorkDays(items: Row[], context: HookContext) {
-  const companyId = context.params.company!.id
-  const types: Row[] = await db(context)('user_absence_types')
+export async function loadWorkDays(items: Row[], { db, companyId }: ReadContext) {
+  const types: Row[] = await db('user_absence_types')
     .where({ companyId })
     .whereIn('id', [...new Set(items.map((item) => item.typeId))])
     .select('id', 'isAbsenceHourly')
   const hourly = new Map(types.map((type) => [Number(type.id), Boolean(type.isAbsenceHourly)]))
   const userIds = [...new Set(items.map((item) => Number(item.userId)))]
-  const company = await loadCompanySchedule(db(context), companyId)
-  const versions = await loadUserVersions(db(context), companyId, userIds)
-  const users: Row[] = await db(context)('users').where({ companyId }).whereIn('id', userIds).select('id', 'employedFrom')
+  const company = await loadCompanySchedule(db, companyId)
+  const versions = await loadUserVersions(db, companyId, userIds)
+  const users: Row[] = await db('users').where({ companyId }).whereIn('id', userIds).select('id', 'employedFrom')
   const schedules = new Map(users.map((user) => [Number(user.id), company.forUser(versions.get(Number(user.id)) ?? [], dayOf(user.employedFrom))]))
   for (const item of items) {
     const schedule = schedules.get(Number(item.userId)) ?? company

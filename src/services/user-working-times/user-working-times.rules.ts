@@ -1,7 +1,6 @@
 import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
-import type { HookContext } from '../../declarations'
-import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import type { PlannedRemove, PlannedWrite, RemoveContext, ResourceCall, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import type { Day } from '../../timesheets/calendar'
 import { publishRecomputed } from '../../timesheets/events'
 import { EARLIEST_DAY } from '../../timesheets/periods'
@@ -18,10 +17,9 @@ import { dayOf } from '../../timesheets/sheet-rows'
  * The stages split by what they need: before the statement, what must precede it (the user's
  * lock, and the duplicate `validFrom` as a 409 rather than a unique violation that would abort
  * the PostgreSQL transaction); after it, what follows from the versions as now stored (the
- * ranges among the user's other versions, the locked-month 409, the recomputation). Both stages
- * derive the change from the write's own `data` and `existing`, so nothing is carried between them.
+ * ranges among the user's other versions, the locked-month 409, the recomputation). `beforeWrite`
+ * works out the change once and hands it to `afterWrite` as the write's plan.
  */
-const trxOf = (context: HookContext) => context.params.transaction!.trx! as Knex.Transaction
 
 /** What a write changes of the user's days: where the version started before (null: new) and where it starts now. */
 interface VersionChange {
@@ -30,6 +28,9 @@ interface VersionChange {
   after: Day
 }
 
+/** The write's change, or null when it changes no day. */
+export type VersionPlan = VersionChange | null
+
 const sameTargets = (a: Row, b: Row) => SHORT_WEEKDAYS.every((day) => Number(a?.[day]) === Number(b?.[day]))
 
 /**
@@ -37,7 +38,7 @@ const sameTargets = (a: Row, b: Row) => SHORT_WEEKDAYS.every((day) => Number(a?.
  * `externalId`, or one that sends the values the version already has. (A create whose body lacks
  * the user or the day is the schema's 400.)
  */
-function changeOf({ method, data, existing }: WriteContext): VersionChange | null {
+function changeOf({ method, data, existing }: WriteContext<VersionPlan>): VersionPlan {
   if (method === 'create') {
     if (data.userId === undefined || typeof data.validFrom !== 'string') return null
     return { userId: Number(data.userId), before: null, after: data.validFrom }
@@ -65,19 +66,19 @@ const rangesOf = (change: { before: Day | null; after: Day }, others: Day[]): Ve
  * 409 unless the ranges lie outside the user's locked months; then recomputes the user's rows from
  * the earliest of them, in the write's transaction, and announces the rows that changed.
  */
-async function applyChange(context: HookContext, companyId: number, userId: number, ranges: VersionRange[]) {
-  const trx = trxOf(context)
+async function applyChange(call: ResourceCall, userId: number, ranges: VersionRange[]) {
+  const { trx, companyId } = call
   await assertNoLockedMonthIn(trx, companyId, userId, ranges)
-  await publishRecomputed(context, await recomputeUser(trx, companyId, userId, earliestOf(ranges)))
+  await publishRecomputed(call, await recomputeUser(trx, companyId, userId, earliestOf(ranges)))
 }
 
-export async function checkVersionWrite(write: WriteContext): Promise<ValidationErrors | void> {
-  const { data, existing, companyId, context } = write
+export async function checkVersionWrite(write: WriteContext<VersionPlan>): Promise<ValidationErrors | void> {
+  const { data, existing, companyId, trx } = write
   // Like users' employedFrom and the by-user look-ups: no time account reaches before it.
   if (typeof data.validFrom === 'string' && data.validFrom < EARLIEST_DAY) return { validFrom: `must not be before ${EARLIEST_DAY}` }
   const change = changeOf(write)
+  write.plan = change
   if (!change) return
-  const trx = trxOf(context)
   await lockUserTime(trx, { companyId, userId: change.userId })
   if (change.after === change.before) return
   const query = trx('user_working_times').where({ companyId, userId: change.userId, validFrom: change.after }).first('id')
@@ -91,24 +92,22 @@ export async function checkVersionWrite(write: WriteContext): Promise<Validation
   }
 }
 
-export async function afterVersionWrite(id: number, write: WriteContext) {
-  const change = changeOf(write)
+export async function afterVersionWrite(id: number, write: PlannedWrite<VersionPlan>) {
+  const change = write.plan
   if (!change) return
-  const others = await otherVersionDays(trxOf(write.context), write.companyId, change.userId, id)
-  await applyChange(write.context, write.companyId, change.userId, rangesOf(change, others))
+  const others = await otherVersionDays(write.trx, write.companyId, change.userId, id)
+  await applyChange(write, change.userId, rangesOf(change, others))
 }
 
 /** The user's lock before the row goes, so that the ranges read afterwards are this write's alone. */
-export async function beforeVersionRemove(id: number, context: HookContext) {
-  const companyId = context.params.company!.id
-  const version = await trxOf(context)('user_working_times').where({ id, companyId }).first('userId')
-  await lockUserTime(trxOf(context), { companyId, userId: Number(version.userId) })
+export async function beforeVersionRemove({ trx, companyId, existing }: RemoveContext) {
+  await lockUserTime(trx, { companyId, userId: Number(existing.userId) })
 }
 
 /** The days of the removed version go back to the previous version of the user, or to the company's. */
-export async function afterVersionRemove(removed: Row, context: HookContext) {
-  const companyId = context.params.company!.id
+export async function afterVersionRemove(remove: PlannedRemove) {
+  const { existing: removed } = remove
   const userId = Number(removed.userId)
-  const others = await otherVersionDays(trxOf(context), companyId, userId, Number(removed.id))
-  await applyChange(context, companyId, userId, rangesOf({ before: null, after: dayOf(removed.validFrom) }, others))
+  const others = await otherVersionDays(remove.trx, remove.companyId, userId, Number(removed.id))
+  await applyChange(remove, userId, rangesOf({ before: null, after: dayOf(removed.validFrom) }, others))
 }

@@ -1,6 +1,5 @@
 import { Conflict } from '@feathersjs/errors'
-import type { Knex } from 'knex'
-import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import type { PlannedWrite, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { chainStartOf, loadAccountStart } from '../../timesheets/account'
 import { publishAfterCommit, recomputedEvents } from '../../timesheets/events'
 import { EARLIEST_DAY, lastDayOfMonth, monthOf, today } from '../../timesheets/periods'
@@ -12,10 +11,19 @@ import { MONTH_TABLE, dayOf, ensureSheets } from '../../timesheets/sheet-rows'
  * user is created (company timezone); changing it or `openingBalance` recomputes the user's
  * unlocked time sheets, and is refused (409) when it would change a locked month.
  */
-const trxOf = (write: WriteContext) => write.context.params.transaction!.trx! as Knex.Transaction
+
+/** What a PATCH changes of the account start: whether employedFrom and the opening balance move, and from when it takes effect. */
+interface AccountChange {
+  fromChanged: boolean
+  balanceChanged: boolean
+  effectFrom: string
+}
+
+/** The write's change of the account start, from `beforeWrite` to `afterWrite`; null when it changes nothing of it. */
+export type AccountPlan = AccountChange | null
 
 /** What a PATCH changes of the account start, or null when nothing. */
-function accountChange({ method, data, existing }: WriteContext) {
+function accountChange({ method, data, existing }: WriteContext<AccountPlan>): AccountPlan {
   if (method !== 'patch') return null
   const oldFrom = dayOf(existing!.employedFrom)
   const newFrom = data.employedFrom === undefined ? oldFrom : String(data.employedFrom)
@@ -26,13 +34,13 @@ function accountChange({ method, data, existing }: WriteContext) {
   return { fromChanged: newFrom !== oldFrom, balanceChanged, effectFrom: newFrom === oldFrom ? monthOf(oldFrom) : effectFrom }
 }
 
-export async function checkAccountWrite(write: WriteContext): Promise<ValidationErrors> {
-  const { data, method, companyId, existing } = write
+export async function checkAccountWrite(write: WriteContext<AccountPlan>): Promise<ValidationErrors> {
+  const { data, method, companyId, existing, trx } = write
   if (typeof data.employedFrom === 'string' && data.employedFrom < EARLIEST_DAY) return { employedFrom: `must not be before ${EARLIEST_DAY}` }
-  if (method === 'create' && data.employedFrom === undefined) data.employedFrom = today(write.context.params.company!.timezone)
+  if (method === 'create' && data.employedFrom === undefined) data.employedFrom = today(write.params.company!.timezone)
   const change = accountChange(write)
+  write.plan = change
   if (!change) return {}
-  const trx = trxOf(write)
   const userId = Number(existing!.id)
   await lockUserTime(trx, { companyId, userId })
   const locked: Row[] = await trx(MONTH_TABLE).where({ companyId, userId }).whereNotNull('lockedAt').orderBy('month').select('month')
@@ -54,16 +62,14 @@ export async function checkAccountWrite(write: WriteContext): Promise<Validation
 }
 
 /** Recomputes the user's rows from where the change takes effect, after filling the chain up to its existing months. */
-export async function afterAccountWrite(id: number, write: WriteContext) {
-  const change = accountChange(write)
+export async function afterAccountWrite(id: number, write: PlannedWrite<AccountPlan>) {
+  const { plan: change, trx, companyId } = write
   if (!change) return
-  const trx = trxOf(write)
-  const { companyId } = write
   const chainStart = chainStartOf(await loadAccountStart(trx, companyId, id))
   const last = await trx(MONTH_TABLE).where({ companyId, userId: id }).where('month', '>=', chainStart).max('month as month').first()
   const created = last?.month ? await ensureSheets(trx, companyId, id, { months: [dayOf(last.month)] }, chainStart) : { days: [], weeks: [], months: [] }
   const changed = await recomputeUser(trx, companyId, id, change.effectFrom)
-  await publishAfterCommit(write.context.app, write.context.params, [
+  await publishAfterCommit(write.app, write.params, [
     { path: 'v1/time-sheet-months', event: 'created', ids: created.months.map((row) => row.id) },
     ...recomputedEvents(changed, { months: created.months.map((row) => row.id) })
   ])

@@ -22,12 +22,12 @@ const forbidden = (message: string, fields: string[]) => new Forbidden(message, 
  * admin with a known password) would gain it. Values equal to the stored ones are not changes,
  * so an integration that writes back a whole user still works.
  */
-export async function refuseAdminChangesByKey({ data, method, existing, companyId, context }: WriteContext) {
+export async function refuseAdminChangesByKey({ data, method, existing, companyId, params, trx }: WriteContext<unknown>) {
   // /v1 refuses settings tokens, so every external call is made with a key; internal calls
   // (the settings page, the CLI) are the places where admins are managed.
-  if (!context.params.provider && !context.params.apiKey) return
+  if (!params.provider && !params.apiKey) return
   const roleType = async (roleId: unknown) =>
-    roleId == null ? undefined : ((await context.params.transaction!.trx!('roles').where({ id: roleId, companyId }).first('type'))?.type as string | undefined)
+    roleId == null ? undefined : ((await trx('roles').where({ id: roleId, companyId }).first('type'))?.type as string | undefined)
   if (method === 'create') {
     if ((await roleType(data.roleId)) === 'admin') {
       throw forbidden('An API key cannot create an administrator: add administrators on the settings page or with `crewclock user create --role admin`', ['roleId'])

@@ -41,7 +41,7 @@ export const userResource = defineResource({
   references: { roleId: { table: 'roles' } },
   filters: ['id', 'roleId', 'fullName', 'email', 'shortName', 'roleType', 'staffNumber', 'deactivatedAt', 'externalId', 'employedFrom', 'openingBalance', 'createdAt', 'updatedAt'],
   async beforeWrite(write) {
-    const { data, method, existing, companyId, context } = write
+    const { data, method, existing, companyId, trx, params } = write
     const errors: ValidationErrors = {}
     // The schema counts characters; bcrypt's limit is in bytes (the settings page and CLI use the same rule).
     const passwordProblem = typeof data.password === 'string' ? passwordError(data.password) : null
@@ -52,21 +52,21 @@ export const userResource = defineResource({
     Object.assign(errors, await checkAccountWrite(write))
     if (Object.keys(errors).length > 0) return errors
     if (method === 'create' && data.roleId === undefined) {
-      const worker = await context.params.transaction!.trx!('roles').where({ companyId, type: 'worker' }).first('id')
+      const worker = await trx('roles').where({ companyId, type: 'worker' }).first('id')
       data.roleId = worker?.id
     }
     // The key's own user would lock the key out with its next request.
-    if (method === 'patch' && data.deactivatedAt && !existing!.deactivatedAt && existing!.id === context.params.user?.id) {
+    if (method === 'patch' && data.deactivatedAt && !existing!.deactivatedAt && existing!.id === params.user?.id) {
       throw new Conflict('The user of this API key cannot deactivate itself')
     }
     return errors
   },
-  async toRow(row, { data, context }) {
+  async toRow(row, { data, trx }) {
     if (data.email !== undefined) row.emailNormalized = String(data.email).toLowerCase()
     // Non-admins have no settings sessions (CONTRACT §2), so no session version to bump here.
     if (data.password !== undefined) row.passwordHash = data.password === null ? null : await hashPassword(data.password)
     if (row.roleId !== undefined) {
-      const role = await context.params.transaction!.trx!('roles').where({ id: row.roleId }).first('type')
+      const role = await trx('roles').where({ id: row.roleId }).first('type')
       row.roleType = role.type
     }
   },
