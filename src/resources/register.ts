@@ -5,15 +5,10 @@ import { buildQuerySchema } from './query'
 import { mapDatabaseErrors } from './errors'
 import { noContentOnRemove, parsePathId, requireApiKey, requireScope, validateData, validateQuery } from './hooks'
 import { collectionOf, OpenApiTools, PathItems } from './openapi'
-import { describeOperations, registerSpecRoute } from '../services/docs/describe'
+import { registerSpecRoute } from './describe'
+import { RegisteredResource, registryOf } from './registry'
 
 export const API_PREFIX = 'v1'
-
-export interface RegisteredResource {
-  resource: Resource
-  path: string
-  querySchema: ReturnType<typeof buildQuerySchema>
-}
 
 /**
  * Registers a declared resource as a Feathers service under /v1 with the shared hooks. This is
@@ -39,10 +34,10 @@ export function registerResource(
     after: { remove: [noContentOnRemove] }
   })
   const registered: RegisteredResource = { resource, path, querySchema }
-  const list = (app.get('resources' as any) as RegisteredResource[] | undefined) ?? []
-  app.set('resources' as any, [...list, registered])
+  const registry = registryOf(app)
+  registry.resources.push(registered)
   const { operations } = extra
-  if (operations) describeOperations(app, { collection, paths: (tools) => operations(tools, registered) })
-  else registerSpecRoute(app, collection)
+  if (operations) registry.contributions.push({ collection, paths: (tools) => operations(tools, registered) })
+  registerSpecRoute(app, collection)
   return registered
 }

@@ -237,7 +237,7 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     const trx = params.transaction!.trx!
     const companyId = this.companyId(params)
     const sameTable = (table: string) => table.replace(/_/g, '').toLowerCase() === this.resource.table.replace(/_/g, '').toLowerCase()
-    const registered = ((this.app?.get('resources') ?? []) as { resource: Resource }[]).map(({ resource }) => resource)
+    const registered = ((this.app?.get('registry')?.resources ?? []) as { resource: Resource }[]).map(({ resource }) => resource)
     const declarations = [...new Map(registered.map((resource) => [resource.path, resource])).values()]
     const references: Record<string, number> = {}
     const singulars: Record<string, string> = {}

@@ -1,5 +1,7 @@
 import type { Application } from '../../declarations'
-import { API_PREFIX, RegisteredResource } from '../../resources/register'
+import { API_PREFIX } from '../../resources/register'
+import { RegisteredResource, registryOf } from '../../resources/registry'
+import { registerSpecRoute } from '../../resources/describe'
 import { buildQuerySchema } from '../../resources/query'
 import { mapDatabaseErrors } from '../../resources/errors'
 import { noContentOnRemove, parsePathId, requireApiKey, requireScope, validateQuery } from '../../resources/hooks'
@@ -11,7 +13,6 @@ import { deleteStoredFilesAfterCommit } from './stored-files'
 import { serveDownloads } from './download'
 import { removeIncompleteWrites } from '../../storage'
 import { uploadOperations } from './uploads.openapi'
-import { describeOperations } from '../docs/describe'
 import { collectionOf } from '../../resources/openapi'
 
 /**
@@ -33,8 +34,10 @@ export const uploads = (app: Application) => {
     // Described without create: the contribution describes the multipart POST instead.
     const described = { ...uploadResource, methods: uploadResource.methods.filter((m) => m !== 'create') }
     const registered: RegisteredResource = { resource: described, path, querySchema }
-    app.set('resources' as any, [...((app.get('resources' as any) as RegisteredResource[] | undefined) ?? []), registered])
-    describeOperations(app, { collection: collectionOf(path), paths: (tools) => uploadOperations(tools, parent, path) })
+    const registry = registryOf(app)
+    registry.resources.push(registered)
+    registry.contributions.push({ collection: collectionOf(path), paths: (tools) => uploadOperations(tools, parent, path) })
+    registerSpecRoute(app, collectionOf(path))
   }
   app.use(serveDownloads(app))
   // Files of uploads cut off by a crash are never referenced by a row: clear them at start.
