@@ -1,5 +1,6 @@
 import type { Middleware } from '@feathersjs/koa'
 import type { Application, HookContext, NextFunction } from '../declarations'
+import type { Access } from '../auth/scopes'
 import type { Resource } from './define-resource'
 import { ResourceService } from './service'
 import { buildQuerySchema } from './query'
@@ -13,6 +14,15 @@ export const API_PREFIX = 'v1'
 
 type AroundHook = (context: HookContext, next: NextFunction) => Promise<void>
 type BeforeHook = (context: HookContext) => Promise<void>
+
+/** A route next to a collection, `/v1/<path>/<name>` (a look-up), behind the collection's key and scope checks. */
+export interface ResourceRoute {
+  name: string
+  service: object
+  methods: string[]
+  /** The scope access every call needs, whatever its method (a look-up that creates rows is a read, CONTRACT §10.1). */
+  access: Access
+}
 
 /** What a service adds to the shared wiring; each option says where it sits in the hook chain. */
 export interface RegisterOptions {
@@ -34,6 +44,8 @@ export interface RegisterOptions {
   described?: Resource
   /** Operations beyond the declared methods (or replacing them) in the API description; see openapi.ts. */
   operations?: (tools: OpenApiTools, registered: RegisteredResource) => PathItems
+  /** Routes next to the collection, mounted after it. */
+  routes?: ResourceRoute[]
 }
 
 /**
@@ -58,5 +70,10 @@ export function registerResource(app: Application, resource: Resource, options: 
   const { operations } = options
   if (operations) registry.contributions.push({ collection, paths: (tools) => operations(tools, registered) })
   registerSpecRoute(app, collection)
+  for (const route of options.routes ?? []) {
+    const routePath = `${path}/${route.name}`
+    app.use(routePath, route.service as any, { methods: route.methods, events: [] })
+    app.service(routePath).hooks({ around: { all: [mapDatabaseErrors, requireApiKey, requireScope(collection, route.access)] } })
+  }
   return registered
 }
