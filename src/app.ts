@@ -15,7 +15,7 @@ import { allowOfferedMethods, requireCredentialsToEndSession } from './middlewar
 import { proxyTrust } from './middleware/trust-proxy'
 import { corsFor, requestLog, securityHeaders } from './middleware/security'
 import { budgetOfUnservedRequests, limitFailedAuthentication, rateLimits as createRateLimits } from './middleware/rate-limits'
-import { limitFailedLogins, recordSocketAddresses } from './auth/auth-failures'
+import { limitFailedLogins, recordSocketAddresses } from './middleware/auth-failures'
 import { services } from './services'
 import { channels, trackSockets } from './channels'
 import { syncEvents } from './sync'
