@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import { auditTimestamps, filterIndexes, jsonColumn, tenantTable, timestampColumn } from '../src/db/schema-helpers'
+import { auditTimestamps, filterIndexes, jsonColumn, tenantTable, timestampColumn } from './support/schema-helpers'
 
 const catalogue = (db: Knex, name: string, extra: (t: Knex.CreateTableBuilder) => void, filters: string[]) =>
   db.schema.createTable(name, (t) => {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import { auditTimestamps, filterIndexes, jsonColumn, tenantTable, timestampColumn } from '../src/db/schema-helpers'
+import { auditTimestamps, filterIndexes, jsonColumn, tenantTable, timestampColumn } from './support/schema-helpers'
 
 /**
  * Work orders: assignments, their events (work steps) and event groups, who is assigned to an

@@ -1,6 +1,26 @@
 import type { Knex } from 'knex'
-import { auditTimestamps, filterIndexes, jsonColumn, tenantTable, timestampColumn } from '../src/db/schema-helpers'
-import { defaultWorkingTime } from '../src/timesheets/working-time'
+import { auditTimestamps, filterIndexes, jsonColumn, tenantTable, timestampColumn } from './support/schema-helpers'
+
+/**
+ * The working-time model every existing company got, as this migration shipped it: the default
+ * model of that time, copied here so that replaying the migration later stores the same thing
+ * whatever src/timesheets/working-time.ts says by then. DE: 8 h Monday to Friday, breaks
+ * 30 min after 6 h and 45 min after 9 h, at most 10 h a day; IT: 10 min after 6 h, at most
+ * 13 h a day; other countries the German one. Key order as stored then.
+ */
+function workingTimeAsShipped(country: string) {
+  const week = { monday: 480, tuesday: 480, wednesday: 480, thursday: 480, friday: 480, saturday: 0, sunday: 0 }
+  if (country === 'IT') return { targetMinutes: week, breakRules: [{ afterMinutes: 360, minBreakMinutes: 10 }], maxDailyMinutes: 780, carryOverCapMinutes: null }
+  return {
+    targetMinutes: week,
+    breakRules: [
+      { afterMinutes: 360, minBreakMinutes: 30 },
+      { afterMinutes: 540, minBreakMinutes: 45 }
+    ],
+    maxDailyMinutes: 600,
+    carryOverCapMinutes: null
+  }
+}
 
 /**
  * Time entries with their pauses, user absences, and the working-time model of each company
@@ -12,7 +32,7 @@ export async function up(db: Knex) {
     jsonColumn(db, t, 'working_time')
   })
   for (const company of await db('companies').select('id', 'country')) {
-    await db('companies').where({ id: company.id }).update({ workingTime: JSON.stringify(defaultWorkingTime(company.country)) })
+    await db('companies').where({ id: company.id }).update({ workingTime: JSON.stringify(workingTimeAsShipped(company.country)) })
   }
 
   await db.schema.createTable('time_entries', (t) => {

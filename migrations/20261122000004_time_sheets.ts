@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import { auditTimestamps, dateColumn, filterIndexes, jsonColumn, tenantTable, timestampColumn } from '../src/db/schema-helpers'
+import { auditTimestamps, dateColumn, filterIndexes, jsonColumn, tenantTable, timestampColumn } from './support/schema-helpers'
 
 /**
  * Time sheets (CONTRACT §7.4–7.6): one row per user and day, ISO week and month. Every figure is

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import { isPg } from '../src/db/schema-helpers'
+import { isPg } from './support/schema-helpers'
 
 /**
  * Trigram indexes for the free-text searches on SQLite (`name[$like]=%Kabel%` on assignments,

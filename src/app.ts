@@ -15,8 +15,9 @@ import { allowOfferedMethods, requireCredentialsToEndSession } from './middlewar
 import { proxyTrust } from './middleware/trust-proxy'
 import { corsFor, requestLog, securityHeaders } from './middleware/security'
 import { budgetOfUnservedRequests, limitFailedAuthentication, rateLimits as createRateLimits } from './middleware/rate-limits'
-import { limitFailedLogins, recordSocketAddresses } from './auth/auth-failures'
+import { limitFailedLogins, recordSocketAddresses } from './middleware/auth-failures'
 import { services } from './services'
+import { settings } from './settings/settings'
 import { channels, trackSockets } from './channels'
 import { syncEvents } from './sync'
 import { usageCounting } from './auth/usage'
@@ -113,6 +114,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   // feathers-sync wraps service events through a mixin: it must be configured before the services.
   app.configure(syncEvents)
   app.configure(services)
+  app.configure(settings)
   app.configure(channels)
 
   app.hooks({

@@ -263,7 +263,7 @@ export function buildCli() {
         const scopes = opts.scope.length ? opts.scope : undefined
         if (scopes) {
           const { scopeErrors, scopeCollections } = load.scopes()
-          const errors = scopeErrors(scopes, scopeCollections(app.get('resources' as any) ?? []))
+          const errors = scopeErrors(scopes, scopeCollections(app.get('registry').resources))
           const named = Object.entries(errors).map(([path, message]) => `"${scopes[Number(path.split('.')[1])]}" ${message}`)
           if (named.length) fail(`invalid --scope: ${named.join('; ')}`, opts, opts.json ? errors : undefined)
         }

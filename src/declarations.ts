@@ -28,8 +28,8 @@ export interface Params<Q = any> extends KnexAdapterParams<Q> {
   apiKey?: { id: number; scopes: string[] }
   /** REST only: filled with the key's RateLimit-* headers, which the HTTP layer sends (CONTRACT §10.2). */
   rateLimitHeaders?: Record<string, string>
-  /** The validated list query of a find (set by the validateQuery hook). */
-  list?: import('./resources/query').ListQuery
+  // `list` (the validated list query of a find) is added by src/resources/query.ts: this module
+  // sits below every layer and imports none of them.
 }
 
 // Services are registered by path at runtime from their declarations; the typed client

@@ -13,6 +13,7 @@ import { buildDescription, DescribedResource, Json, pathTemplate } from '../src/
 import { defineResource, output, writable } from '../src/resources/define-resource'
 import type { Resource } from '../src/resources/define-resource'
 import { buildQuerySchema } from '../src/resources/query'
+import { registryOf } from '../src/resources/registry'
 import { Id, Str, Timestamp } from '../src/resources/types'
 import { customerResource } from '../src/services/customers/customers.schema'
 
@@ -69,7 +70,7 @@ forEachDatabase('API description', (suite) => {
   it('serves /openapi.json publicly: OpenAPI 3.1, English names, every registered collection', async () => {
     await assertValidOpenApi(combined, '/openapi.json')
     assert.equal(combined.info.title, 'crewclock API')
-    const registered = (suite.server().app.get('resources' as any) as { path: string }[]).map((r) => r.path.split('/')[1])
+    const registered = registryOf(suite.server().app).resources.map((r) => r.path.split('/')[1])
     assert.deepEqual(new Set(collections()), new Set(registered))
     assert.ok(combined.tags.some((t: Json) => t.name === 'Customer'))
     assert.deepEqual(combined.components.securitySchemes.apiKey, {

@@ -6,7 +6,7 @@ import { forEachDatabase, TestCompany } from './support/harness'
 import { HttpClient } from './support/http'
 import { socketClient } from './support/socket'
 import { createApiKey, encryptApiKey, hashApiKey } from '../src/auth/api-keys'
-import type { RegisteredResource } from '../src/resources/register'
+import { registryOf } from '../src/resources/registry'
 
 const PASSWORD = 'scopes secret'
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
@@ -53,7 +53,7 @@ forEachDatabase('scoped API keys', (suite) => {
     return Object.assign(a.api.withKey(key), { keyId: id })
   }
   const plainCollections = () =>
-    (suite.server().app.get('resources' as any) as RegisteredResource[]).filter((r) => r.path.split('/').length === 2).map((r) => ({ name: r.path.split('/')[1], methods: r.resource.methods }))
+    registryOf(suite.server().app).resources.filter((r) => r.path.split('/').length === 2).map((r) => ({ name: r.path.split('/')[1], methods: r.resource.methods }))
   const settingsLogin = async () => {
     const { email } = await suite.server().knex('users').where({ id: a.adminUserId }).first()
     const res = await suite.server().http.post('/authentication', { strategy: 'local', email, password: PASSWORD })

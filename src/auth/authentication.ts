@@ -9,7 +9,7 @@ import type { Knex } from 'knex'
 import type { Application, ActingUser, CompanyContext } from '../declarations'
 import { API_KEY_PREFIX, hashApiKey, isApiKeyShape } from './api-keys'
 import { parseStoredScopes } from './scopes'
-import { PASSWORD_HASH_ROUNDS } from '../companies/create-company'
+import { PASSWORD_HASH_ROUNDS } from './passwords'
 
 export interface Principal {
   company: CompanyContext

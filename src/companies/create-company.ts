@@ -1,6 +1,6 @@
-import bcrypt from 'bcryptjs'
 import type { Knex } from 'knex'
 import { createApiKey } from '../auth/api-keys'
+import { hashPassword } from '../auth/passwords'
 import * as catalogues from './catalogues'
 import { COUNTRY_CODES } from './country-codes'
 import { FIRST_VERSION_DAY } from '../timesheets/schedule'
@@ -15,10 +15,6 @@ export interface CreateCompanyInput {
   adminPassword?: string
   adminName?: string
 }
-
-export const PASSWORD_HASH_ROUNDS = 10
-
-export const hashPassword = (password: string) => bcrypt.hash(password, PASSWORD_HASH_ROUNDS)
 
 const isValidTimezone = (timezone: string) => {
   try {

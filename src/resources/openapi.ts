@@ -13,8 +13,8 @@ import { DEFAULT_PAGE_SIZE } from './query'
  *
  * Operations that are not plain declarations (multipart uploads, by-user look-ups, signed
  * downloads) are added with an `OpenApiContribution`, through
- * `describeOperations(app, { collection, paths: (tools) => ({...}) })` (src/services/docs/describe.ts)
- * or `registerResource(app, resource, { operations: (tools, registered) => ({...}) })`. `paths`
+ * `registerResource(app, resource, { operations: (tools, registered) => ({...}) })`, which keeps it
+ * in the app's registry (registry.ts) next to the declaration. `paths`
  * returns path items keyed by OpenAPI template (`/v1/time-sheet-days/by-user`); a contributed
  * operation replaces a generated one of the same path and method. `tools` (an `OpenApiTools`)
  * turns TypeBox schemas into JSON Schema with shared components and builds the common pieces:
@@ -22,7 +22,7 @@ import { DEFAULT_PAGE_SIZE } from './query'
  * `default`), `pathParameter()`, `queryParameters(querySchema)`, `tag(resource)`. A public operation
  * says `security: []`. Example:
  *
- *   describeOperations(app, { collection: 'time-sheet-days', paths: (tools) => ({
+ *   registerResource(app, dayResource, { operations: (tools) => ({
  *     '/v1/time-sheet-days/by-user': { get: {
  *       tags: [tools.tag(dayResource)], summary: 'Get the day of a user', operationId: 'getTimeSheetDayByUser',
  *       parameters: tools.queryParameters(byUserQuerySchema),

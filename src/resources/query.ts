@@ -112,6 +112,13 @@ export interface ListQuery {
   extra?: [string, unknown[]][]
 }
 
+declare module '../declarations' {
+  interface Params<Q> {
+    /** The validated list query of a find (set by the validateQuery hook). */
+    list?: ListQuery
+  }
+}
+
 const normaliseValue = (kind: FilterKind, value: unknown) =>
   kind === 'timestamp' && typeof value === 'string' ? new Date(value).toISOString() : value
 

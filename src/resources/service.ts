@@ -254,7 +254,7 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   /** Counts the records of every declared single reference to this resource's table (CONTRACT §5: 409 naming what references it). */
   private async stillReferencedError(trx: Knex.Transaction, companyId: number, id: number) {
     const sameTable = (table: string) => table.replace(/_/g, '').toLowerCase() === this.resource.table.replace(/_/g, '').toLowerCase()
-    const registered = ((this.app?.get('resources' as any) ?? []) as { resource: Resource }[]).map(({ resource }) => resource)
+    const registered = ((this.app?.get('registry')?.resources ?? []) as { resource: Resource }[]).map(({ resource }) => resource)
     const declarations = [...new Map(registered.map((resource) => [resource.path, resource])).values()]
     const references: Record<string, number> = {}
     const singulars: Record<string, string> = {}

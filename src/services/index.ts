@@ -21,7 +21,6 @@ import { uploads } from './uploads/uploads'
 import { timeSheetDays } from './time-sheet-days/time-sheet-days'
 import { timeSheetWeeks } from './time-sheet-weeks/time-sheet-weeks'
 import { timeSheetMonths } from './time-sheet-months/time-sheet-months'
-import { settings } from '../settings/settings'
 
 /** Every /v1 service; each is a declaration registered through the shared machinery. */
 export const services = (app: Application) => {
@@ -47,5 +46,4 @@ export const services = (app: Application) => {
   app.configure(timeSheetDays)
   app.configure(timeSheetWeeks)
   app.configure(timeSheetMonths)
-  app.configure(settings)
 }

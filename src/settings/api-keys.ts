@@ -6,7 +6,7 @@ import { createApiKey, decryptApiKey, listApiKeys, revokeApiKey } from '../auth/
 import { disconnectApiKeys } from '../channels'
 import { Nullable, Str } from '../resources/types'
 import { badRequest } from '../resources/validation'
-import type { RegisteredResource } from '../resources/register'
+import { registryOf } from '../resources/registry'
 import { DEFAULT_SCOPES, scopeErrors, scopeCollections } from '../auth/scopes'
 import { validateBodyWith } from './settings.hooks'
 
@@ -48,7 +48,7 @@ export class ApiKeysService {
   /** The key acts as the admin who created it (CONTRACT §2), within its scopes (§10.1). */
   async create(data: unknown, params: Params): Promise<ApiKeyWithSecret> {
     const { name, scopes = DEFAULT_SCOPES } = validateBodyWith(apiKeyDataSchema, 'ApiKey', data)
-    const resources = (this.app.get('resources' as any) as RegisteredResource[] | undefined) ?? []
+    const resources = registryOf(this.app).resources
     const errors = scopeErrors(scopes, scopeCollections(resources))
     if (Object.keys(errors).length) throw badRequest('Invalid ApiKey body', errors)
     const created = await createApiKey(this.db, this.app.get('appSecret'), { companyId: params.company!.id, userId: params.user!.id, name: name ?? null, scopes })

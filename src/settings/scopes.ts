@@ -1,5 +1,6 @@
 import type { Application } from '../declarations'
 import { DEFAULT_SCOPES, scopeCollections } from '../auth/scopes'
+import { registryOf } from '../resources/registry'
 
 export interface ScopeChoices {
   /** Collections a scope can name (`<collection>:read|write`), besides `*`. */
@@ -12,6 +13,6 @@ export class ScopesService {
   constructor(private readonly app: Application) {}
 
   async find(): Promise<ScopeChoices> {
-    return { collections: scopeCollections(this.app.get('resources' as any) ?? []), defaultScopes: [...DEFAULT_SCOPES] }
+    return { collections: scopeCollections(registryOf(this.app).resources), defaultScopes: [...DEFAULT_SCOPES] }
   }
 }

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import { getServiceOptions } from '@feathersjs/feathers'
-import type { RegisteredResource } from '../../src/resources/register'
+import { registryOf, RegisteredResource } from '../../src/resources/registry'
 import type { ReferenceSpec, Resource } from '../../src/resources/define-resource'
 import type { TestCompany, TestServer } from './harness'
 import type { HttpResponse } from './http'
@@ -11,7 +11,7 @@ import type { HttpResponse } from './http'
 /**
  * What the reliability sweeps (fuzzing, isolation, faults) know about the API, all taken from
  * the running app: the operations of its own description (/openapi.json, generated from the
- * registered services), the declarations behind them (`app.get('resources')`), and the tables
+ * registered services), the declarations behind them (`registryOf(app).resources`), and the tables
  * that carry a company. A service added later is swept without touching these files.
  */
 
@@ -35,7 +35,7 @@ export interface Operation {
 
 export const label = (op: Operation) => `${op.method} ${op.template}`
 
-export const resourcesOf = (server: TestServer) => server.app.get('resources' as any) as RegisteredResource[]
+export const resourcesOf = (server: TestServer) => registryOf(server.app).resources
 
 const collectionTemplate = (registered: RegisteredResource) => `/${registered.path.replace(/:(\w+)/g, '{$1}')}`
 const itemTemplate = (registered: RegisteredResource) => `${collectionTemplate(registered)}/{${registered.resource.idParam}}`

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Context, Next } from 'koa'
 import type { Application } from '../../declarations'
-import { describeApp } from './describe'
+import { describeApp } from '../../resources/describe'
 
 /** Swagger UI's prebuilt assets, served from the project's own node_modules (no CDN). */
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'))

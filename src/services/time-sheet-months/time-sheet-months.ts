@@ -1,6 +1,6 @@
 import type { Application } from '../../declarations'
 import { registerResource } from '../../resources/register'
-import { ByUserSpec, byUserOperations, registerByUser } from '../../timesheets/by-user'
+import { ByUserSpec, byUserOperations, byUserRoute } from '../by-user'
 import { isFirstOfMonth } from '../../timesheets/periods'
 import { timeSheetMonthResource } from './time-sheet-months.schema'
 
@@ -13,6 +13,5 @@ export const monthByUser: ByUserSpec = {
 
 /** `/v1/time-sheet-months` and `/v1/time-sheet-months/by-user`; months are created on demand, never by POST. */
 export const timeSheetMonths = (app: Application) => {
-  registerResource(app, timeSheetMonthResource, { operations: (tools) => byUserOperations(tools, monthByUser) })
-  registerByUser(app, monthByUser)
+  registerResource(app, timeSheetMonthResource, { operations: (tools) => byUserOperations(tools, monthByUser), routes: [byUserRoute(monthByUser)] })
 }

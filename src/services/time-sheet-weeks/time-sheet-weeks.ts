@@ -1,6 +1,6 @@
 import type { Application } from '../../declarations'
 import { registerResource } from '../../resources/register'
-import { ByUserSpec, byUserOperations, registerByUser } from '../../timesheets/by-user'
+import { ByUserSpec, byUserOperations, byUserRoute } from '../by-user'
 import { isMonday } from '../../timesheets/periods'
 import { timeSheetWeekResource } from './time-sheet-weeks.schema'
 
@@ -13,6 +13,5 @@ export const weekByUser: ByUserSpec = {
 
 /** `/v1/time-sheet-weeks` and `/v1/time-sheet-weeks/by-user`; weeks are created on demand, never by POST. */
 export const timeSheetWeeks = (app: Application) => {
-  registerResource(app, timeSheetWeekResource, { operations: (tools) => byUserOperations(tools, weekByUser) })
-  registerByUser(app, weekByUser)
+  registerResource(app, timeSheetWeekResource, { operations: (tools) => byUserOperations(tools, weekByUser), routes: [byUserRoute(weekByUser)] })
 }

@@ -1,6 +1,6 @@
 import { Conflict, NotFound } from '@feathersjs/errors'
 import type { Knex } from 'knex'
-import { hashPassword } from '../../companies/create-company'
+import { hashPassword } from '../../auth/passwords'
 import type { RoleType } from '../../companies/catalogues'
 import { badRequest } from '../../resources/validation'
 import { today } from '../../timesheets/periods'

@@ -4,7 +4,7 @@ import { defineResource, output, writable, writeOnly } from '../../resources/def
 import type { ValidationErrors } from '../../resources/define-resource'
 import { Color, DateString, Email, Enum, Id, Num, Str, Timestamp } from '../../resources/types'
 import { ROLE_TYPES } from '../../companies/catalogues'
-import { hashPassword } from '../../companies/create-company'
+import { hashPassword } from '../../auth/passwords'
 import { refuseAdminChangesByKey } from './users.rules'
 import { afterAccountWrite, checkAccountWrite } from './user-account-start'
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH, passwordError } from './user-accounts'

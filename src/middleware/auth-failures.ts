@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http'
 import type { Server } from 'socket.io'
 import type { Application, HookContext, NextFunction } from '../declarations'
-import type { ProxyTrust } from '../middleware/trust-proxy'
-import { stampClientAddress, stampedClientAddress, type RateLimits } from '../middleware/rate-limits'
+import type { ProxyTrust } from './trust-proxy'
+import { stampClientAddress, stampedClientAddress, type RateLimits } from './rate-limits'
 
 /**
  * Sockets: the client address is read from the handshake request as soon as the engine accepts

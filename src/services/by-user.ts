@@ -7,19 +7,18 @@ import type { ResourceService } from '../resources/service'
 import type { OpenApiTools, PathItems } from '../resources/openapi'
 import { DateString, Id } from '../resources/types'
 import { badRequest, collectErrors, compile, nulCharacterErrors, queryAjv } from '../resources/validation'
-import { mapDatabaseErrors } from '../resources/errors'
-import { requireApiKey, requireScope } from '../resources/hooks'
-import { API_PREFIX } from '../resources/register'
-import type { Day } from './calendar'
-import { EARLIEST_DAY, horizonOf } from './periods'
-import { openSheets } from './recompute'
-import type { WantedSheets } from './sheet-rows'
-import { publishAfterCommit } from './events'
+import { API_PREFIX, ResourceRoute } from '../resources/register'
+import type { Day } from '../timesheets/calendar'
+import { EARLIEST_DAY, horizonOf } from '../timesheets/periods'
+import { openSheets } from '../timesheets/recompute'
+import type { WantedSheets } from '../timesheets/sheet-rows'
+import { publishAfterCommit } from '../timesheets/events'
 
 /**
  * The by-user look-ups (CONTRACT §7.7): `GET /v1/<collection>/by-user?userId=..&<period>=..`
  * returns the user's row of that period, created on demand (with the parent week and month of a
- * day, the months of a week, and a gap-free chain of months).
+ * day, the months of a week, and a gap-free chain of months). Shared by the three time-sheet
+ * services, which mount it with registerResource(): `routes: [byUserRoute(spec)]`.
  */
 export interface ByUserSpec {
   resource: Resource
@@ -110,12 +109,10 @@ class ByUserService {
   }
 }
 
-/** Registers `GET /v1/<collection>/by-user` next to the collection. */
-export function registerByUser(app: Application, spec: ByUserSpec) {
-  const path = byUserPath(spec.resource)
-  app.use(path, new ByUserService(spec), { methods: ['find'], events: [] })
+/** `GET /v1/<collection>/by-user` next to the collection. */
+export function byUserRoute(spec: ByUserSpec): ResourceRoute {
   // A look-up may create the period's rows, but it is a read of the sheet collection (CONTRACT §10.1).
-  app.service(path).hooks({ around: { all: [mapDatabaseErrors, requireApiKey, requireScope(spec.resource.path, 'read')] } })
+  return { name: 'by-user', service: new ByUserService(spec), methods: ['find'], access: 'read' }
 }
 
 /** The by-user look-up in the collection's API description. */
