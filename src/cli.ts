@@ -221,7 +221,7 @@ export function buildCli() {
     .option('--admin-name <name>', 'full name of the admin user', 'Administrator')
     .option('--json', 'print exactly one JSON object: {"companyId","adminUserId","apiKey"}, plus "adminPassword" when it was generated')
     .action(async (opts: Out & { name: string; country: string; timezone?: string; adminEmail: string; adminPassword?: string; adminPasswordStdin?: boolean; adminName: string }) => {
-      const { adminPasswordStdin, json, ...given } = opts
+      const { adminPasswordStdin, json: _json, ...given } = opts
       const generated = given.adminPassword === undefined && !adminPasswordStdin
       const adminPassword = adminPasswordStdin ? await readPasswordFromStdin() : generated ? crypto.randomBytes(18).toString('base64url') : given.adminPassword!
       const input = { ...given, country: countryCodeOf(given.country) ?? given.country, adminPassword }

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from './support/harness'
-import { HttpClient } from './support/http'
 import { socketClient } from './support/socket'
 
 /**

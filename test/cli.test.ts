@@ -39,9 +39,9 @@ describe('CLI without a database', () => {
   it('--help marks required options and documents the exit statuses', async () => {
     const create = await runCli(['company', 'create', '--help'], {})
     for (const option of ['--name <name>', '--country <code>', '--admin-email <email>']) {
-      assert.match(create.stdout, new RegExp(`${option}[^\n]*(\n {20,}[^\n]*)*\(required\)`), option)
+      assert.match(create.stdout, new RegExp(`${option}[^\n]*(\n {20,}[^\n]*)*\\(required\\)`), option)
     }
-    const timezone = /--timezone[^]*?(?=\n  -)/.exec(create.stdout)?.[0] ?? ''
+    const timezone = /--timezone[^]*?(?=\n {2}-)/.exec(create.stdout)?.[0] ?? ''
     assert.doesNotMatch(timezone, /required/)
     assert.match((await runCli(['key', 'create', '--help'], {})).stdout, /--company <id>\s+company id \(required\)/)
     assert.match((await runCli(['user', 'create', '--help'], {})).stdout, /--role <type>\s+role type \(choices: "admin", "office", "worker"\)\s+\(required\)/)

@@ -113,6 +113,7 @@ export interface ListQuery {
 }
 
 declare module '../declarations' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- the augmentation must repeat the interface's type parameter
   interface Params<Q> {
     /** The validated list query of a find (set by the validateQuery hook). */
     list?: ListQuery
