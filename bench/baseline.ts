@@ -46,12 +46,31 @@ const db: Knex = createKnex(url)
 async function rows(sql: string, bindings: Knex.Value[], trx: Knex | Knex.Transaction = db): Promise<Row[]> {
   const result = await trx.raw(sql, bindings)
   if (!isPg) return result
-  return (result.rows as Row[]).map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [camelCase(key), value])))
+  return (result.rows as Row[]).map((row) =>
+    Object.fromEntries(Object.entries(row).map(([key, value]) => [camelCase(key), value]))
+  )
 }
 
-const iso = (value: unknown) => (value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : new Date(value as string).toISOString())
-const json = (value: unknown) => (value === null || value === undefined ? null : typeof value === 'string' ? JSON.parse(value) : value)
-const ADDRESS_KEYS = ['supplement', 'street', 'clarification', 'zip', 'city', 'state', 'country', 'externalId', 'latitude', 'longitude']
+const iso = (value: unknown) =>
+  value === null || value === undefined
+    ? null
+    : value instanceof Date
+      ? value.toISOString()
+      : new Date(value as string).toISOString()
+const json = (value: unknown) =>
+  value === null || value === undefined ? null : typeof value === 'string' ? JSON.parse(value) : value
+const ADDRESS_KEYS = [
+  'supplement',
+  'street',
+  'clarification',
+  'zip',
+  'city',
+  'state',
+  'country',
+  'externalId',
+  'latitude',
+  'longitude'
+]
 const address = (value: unknown) => {
   const stored = json(value) as Row | null
   return stored && Object.fromEntries(ADDRESS_KEYS.map((key) => [key, stored[key] ?? null]))
@@ -75,31 +94,73 @@ async function authenticate(req: http.IncomingMessage): Promise<Principal> {
   if (!match) throw new HttpError(401)
   const hash = crypto.createHash('sha256').update(match[1]).digest('hex')
   const [row] = await rows(SQL.principal, [hash, 1])
-  if (!row || !crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex'))) throw new HttpError(401)
+  if (!row || !crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex')))
+    throw new HttpError(401)
   return { companyId: row.companyId, userId: row.userId, timezone: row.timezone }
 }
 
 const assignment = (r: Row) => ({
-  id: r.id, number: r.number, name: r.name, comment: r.comment, notesBackOffice: r.notesBackOffice, color: r.color, address: address(r.address),
-  customerId: r.customerId, projectId: r.projectId, typeId: r.typeId, responsibleUserId: r.responsibleUserId, statusId: r.statusId,
-  externalId: r.externalId, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt)
+  id: r.id,
+  number: r.number,
+  name: r.name,
+  comment: r.comment,
+  notesBackOffice: r.notesBackOffice,
+  color: r.color,
+  address: address(r.address),
+  customerId: r.customerId,
+  projectId: r.projectId,
+  typeId: r.typeId,
+  responsibleUserId: r.responsibleUserId,
+  statusId: r.statusId,
+  externalId: r.externalId,
+  createdAt: iso(r.createdAt),
+  updatedAt: iso(r.updatedAt)
 })
 
 const TELEPHONE_KEYS = ['label', 'isDefault', 'telephoneNumber']
 const customer = (r: Row) => ({
-  id: r.id, number: r.number, companyName: r.companyName, externalId: r.externalId, title: r.title, salutation: r.salutation,
-  firstName: r.firstName, surname: r.surname,
-  telephones: (json(r.telephones) as Row[] | null)?.map((t) => Object.fromEntries(TELEPHONE_KEYS.filter((k) => k === 'telephoneNumber' || t[k] !== undefined).map((k) => [k, t[k]]))) ?? null,
-  emails: json(r.emails), urls: json(r.urls), billingAddress: address(r.billingAddress), createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt)
+  id: r.id,
+  number: r.number,
+  companyName: r.companyName,
+  externalId: r.externalId,
+  title: r.title,
+  salutation: r.salutation,
+  firstName: r.firstName,
+  surname: r.surname,
+  telephones:
+    (json(r.telephones) as Row[] | null)?.map((t) =>
+      Object.fromEntries(
+        TELEPHONE_KEYS.filter((k) => k === 'telephoneNumber' || t[k] !== undefined).map((k) => [k, t[k]])
+      )
+    ) ?? null,
+  emails: json(r.emails),
+  urls: json(r.urls),
+  billingAddress: address(r.billingAddress),
+  createdAt: iso(r.createdAt),
+  updatedAt: iso(r.updatedAt)
 })
 
 const timeEntry = (r: Row) => ({
-  id: r.id, typeId: r.typeId, startsAt: iso(r.startsAt), endsAt: iso(r.endsAt),
+  id: r.id,
+  typeId: r.typeId,
+  startsAt: iso(r.startsAt),
+  endsAt: iso(r.endsAt),
   duration: r.workedMs === null ? null : Math.round((Number(r.workedMs) / 60000 + Number.EPSILON) * 100) / 100,
-  pausedAt: iso(r.pausedAt), note: r.note, userId: r.userId, assignmentId: r.assignmentId, eventId: r.eventId, eventTypeId: r.eventTypeId,
-  startLatitude: num(r.startLatitude), startLongitude: num(r.startLongitude), startTrackingError: r.startTrackingError,
-  endLatitude: num(r.endLatitude), endLongitude: num(r.endLongitude), endTrackingError: r.endTrackingError,
-  externalId: r.externalId, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt)
+  pausedAt: iso(r.pausedAt),
+  note: r.note,
+  userId: r.userId,
+  assignmentId: r.assignmentId,
+  eventId: r.eventId,
+  eventTypeId: r.eventTypeId,
+  startLatitude: num(r.startLatitude),
+  startLongitude: num(r.startLongitude),
+  startTrackingError: r.startTrackingError,
+  endLatitude: num(r.endLatitude),
+  endLongitude: num(r.endLongitude),
+  endTrackingError: r.endTrackingError,
+  externalId: r.externalId,
+  createdAt: iso(r.createdAt),
+  updatedAt: iso(r.updatedAt)
 })
 
 const minutes = (ms: unknown) => (ms === null || ms === undefined ? null : roundMinutes(Number(ms) / MINUTE_MS))
@@ -107,33 +168,69 @@ const count = (r: Row, name: string) => Number(r[name])
 const PERIOD_COUNTS = ['hasMultipleDayTimeEntryCount', 'recomputableCount', 'hasOpenTimeEntryCount']
 
 const week = (r: Row) => ({
-  id: r.id, userId: r.userId, weekStart: dayOf(r.weekStart), status: r.status,
-  submittedCount: count(r, 'submittedCount'), approvedCount: count(r, 'approvedCount'), declinedCount: count(r, 'declinedCount'),
-  submittedAt: iso(r.submittedAt), approvedAt: iso(r.approvedAt), declinedAt: iso(r.declinedAt),
-  sumActual: minutes(r.sumActualMs), sumTarget: minutes(r.sumTargetMs),
+  id: r.id,
+  userId: r.userId,
+  weekStart: dayOf(r.weekStart),
+  status: r.status,
+  submittedCount: count(r, 'submittedCount'),
+  approvedCount: count(r, 'approvedCount'),
+  declinedCount: count(r, 'declinedCount'),
+  submittedAt: iso(r.submittedAt),
+  approvedAt: iso(r.approvedAt),
+  declinedAt: iso(r.declinedAt),
+  sumActual: minutes(r.sumActualMs),
+  sumTarget: minutes(r.sumTargetMs),
   ...Object.fromEntries(PERIOD_COUNTS.map((name) => [name, count(r, name)])),
   openTimeEntryEarliestDay: r.openTimeEntryEarliestDay === null ? null : dayOf(r.openTimeEntryEarliestDay),
-  computedAt: iso(r.computedAt), externalId: r.externalId, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt)
+  computedAt: iso(r.computedAt),
+  externalId: r.externalId,
+  createdAt: iso(r.createdAt),
+  updatedAt: iso(r.updatedAt)
 })
 
 const month = (r: Row, timezone: string) => {
   const locked = r.lockedAt !== null && r.lockedAt !== undefined
-  const daily = (typeof r.dailyFigures === 'string' ? JSON.parse(r.dailyFigures) : r.dailyFigures ?? []) as [number, number][]
+  const daily = (typeof r.dailyFigures === 'string' ? JSON.parse(r.dailyFigures) : (r.dailyFigures ?? [])) as [
+    number,
+    number
+  ][]
   return {
-    id: r.id, userId: r.userId, month: dayOf(r.month), status: r.status, note: r.note, declinedNote: r.declinedNote,
-    submittedCount: count(r, 'submittedCount'), approvedCount: count(r, 'approvedCount'), declinedCount: count(r, 'declinedCount'),
-    submittedAt: iso(r.submittedAt), submittedFirstAt: iso(r.submittedFirstAt), approvedAt: iso(r.approvedAt), declinedAt: iso(r.declinedAt),
-    sumActual: minutes(locked ? r.sumActualLockedMs : r.sumActualComputedMs), sumTarget: minutes(locked ? r.sumTargetLockedMs : r.sumTargetComputedMs),
-    sumActualComputed: minutes(r.sumActualComputedMs), sumTargetComputed: minutes(r.sumTargetComputedMs),
-    carryIn: minutes(r.carryInMs), carryInComputed: minutes(r.carryInComputedMs), carryOut: minutes(r.carryOutMs),
-    carryOutComputed: minutes(r.carryOutComputedMs), carryOutForfeited: minutes(r.carryOutForfeitedMs),
-    carryInCorrectionType: r.carryInCorrectionType, carryOutCorrectionType: r.carryOutCorrectionType, lockedAt: iso(r.lockedAt),
-    sumActualLocked: minutes(r.sumActualLockedMs), sumTargetLocked: minutes(r.sumTargetLockedMs),
-    carryInLocked: minutes(r.carryInLockedMs), carryOutLocked: minutes(r.carryOutLockedMs),
+    id: r.id,
+    userId: r.userId,
+    month: dayOf(r.month),
+    status: r.status,
+    note: r.note,
+    declinedNote: r.declinedNote,
+    submittedCount: count(r, 'submittedCount'),
+    approvedCount: count(r, 'approvedCount'),
+    declinedCount: count(r, 'declinedCount'),
+    submittedAt: iso(r.submittedAt),
+    submittedFirstAt: iso(r.submittedFirstAt),
+    approvedAt: iso(r.approvedAt),
+    declinedAt: iso(r.declinedAt),
+    sumActual: minutes(locked ? r.sumActualLockedMs : r.sumActualComputedMs),
+    sumTarget: minutes(locked ? r.sumTargetLockedMs : r.sumTargetComputedMs),
+    sumActualComputed: minutes(r.sumActualComputedMs),
+    sumTargetComputed: minutes(r.sumTargetComputedMs),
+    carryIn: minutes(r.carryInMs),
+    carryInComputed: minutes(r.carryInComputedMs),
+    carryOut: minutes(r.carryOutMs),
+    carryOutComputed: minutes(r.carryOutComputedMs),
+    carryOutForfeited: minutes(r.carryOutForfeitedMs),
+    carryInCorrectionType: r.carryInCorrectionType,
+    carryOutCorrectionType: r.carryOutCorrectionType,
+    lockedAt: iso(r.lockedAt),
+    sumActualLocked: minutes(r.sumActualLockedMs),
+    sumTargetLocked: minutes(r.sumTargetLockedMs),
+    carryInLocked: minutes(r.carryInLockedMs),
+    carryOutLocked: minutes(r.carryOutLockedMs),
     currentDifference: minutes(currentDifferenceMs(dayOf(r.month), daily, today(timezone))),
     ...Object.fromEntries(PERIOD_COUNTS.map((name) => [name, count(r, name)])),
     openTimeEntryEarliestDay: r.openTimeEntryEarliestDay === null ? null : dayOf(r.openTimeEntryEarliestDay),
-    computedAt: iso(r.computedAt), externalId: r.externalId, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt)
+    computedAt: iso(r.computedAt),
+    externalId: r.externalId,
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt)
   }
 }
 
@@ -143,8 +240,18 @@ const positiveInt = (value: string | null) => {
 }
 
 /** The list envelope from the page query and the count query the service runs. */
-async function list(table: string, where: string, bindings: Knex.Value[], size: number, decode: (r: Row) => object, from = `"${table}"`) {
-  const page = await rows(q(`select "${table}".* from ${from} where ${where} order by "${table}"."id" asc nulls last limit ?`), [...bindings, size])
+async function list(
+  table: string,
+  where: string,
+  bindings: Knex.Value[],
+  size: number,
+  decode: (r: Row) => object,
+  from = `"${table}"`
+) {
+  const page = await rows(
+    q(`select "${table}".* from ${from} where ${where} order by "${table}"."id" asc nulls last limit ?`),
+    [...bindings, size]
+  )
   const [{ total }] = await rows(q(`select count(*) as "total" from ${from} where ${where}`), bindings)
   return { page: 0, pages: Math.ceil(Number(total) / size), size, total: Number(total), items: page.map(decode) }
 }
@@ -160,9 +267,17 @@ const trigramStatistics = searchStatistics(isPg ? 'pg' : 'sqlite3')
 async function searchAssignments(companyId: number, pattern: string, size: number) {
   if (isPg) {
     const [narrowed] = await pgNarrowedLikes(db, 'assignments', { name: { $like: pattern } }, trigramStatistics)
-    const likes = narrowed ? [...narrowed.parts.map(() => '"assignments"."name" ilike ?'), `("assignments"."name" || '') ilike ?`] : ['"name" ilike ?']
+    const likes = narrowed
+      ? [...narrowed.parts.map(() => '"assignments"."name" ilike ?'), `("assignments"."name" || '') ilike ?`]
+      : ['"name" ilike ?']
     const bindings = narrowed ? [...narrowed.parts.map((part) => `%${part}%`), pattern] : [pattern]
-    return list('assignments', [...likes, '"assignments"."company_id" = ?'].join(' and '), [...bindings, companyId], size, assignment)
+    return list(
+      'assignments',
+      [...likes, '"assignments"."company_id" = ?'].join(' and '),
+      [...bindings, companyId],
+      size,
+      assignment
+    )
   }
   const glob = needsGlob(pattern)
   const where = [glob ? '"assignments"."name" GLOB ?' : '"name" like ?', '"assignments"."company_id" = ?']
@@ -172,7 +287,14 @@ async function searchAssignments(companyId: number, pattern: string, size: numbe
     where.push(candidates.length ? `"assignments"."id" in (${candidates.map(() => '?').join(', ')})` : '1 = 0')
     bindings.push(...candidates)
   }
-  return list('assignments', where.join(' and '), bindings, size, assignment, candidates ? '"assignments" not indexed' : undefined)
+  return list(
+    'assignments',
+    where.join(' and '),
+    bindings,
+    size,
+    assignment,
+    candidates ? '"assignments" not indexed' : undefined
+  )
 }
 
 async function readBody(req: http.IncomingMessage): Promise<Row> {
@@ -188,10 +310,22 @@ async function createCustomer(principal: Principal, body: Row) {
   const now = new Date().toISOString()
   return db.transaction(async (trx) => {
     const [inserted] = await trx('customers').insert(
-      { billingAddress: JSON.stringify(body.billingAddress), companyId: principal.companyId, companyName: body.companyName, number: body.number, telephones: JSON.stringify(body.telephones), createdAt: now, updatedAt: now },
+      {
+        billingAddress: JSON.stringify(body.billingAddress),
+        companyId: principal.companyId,
+        companyName: body.companyName,
+        number: body.number,
+        telephones: JSON.stringify(body.telephones),
+        createdAt: now,
+        updatedAt: now
+      },
       ['id']
     )
-    const [row] = await rows(q('select * from "customers" where "customers"."company_id" = ? and "customers"."id" = ? limit ?'), [principal.companyId, inserted.id ?? inserted, 1], trx)
+    const [row] = await rows(
+      q('select * from "customers" where "customers"."company_id" = ? and "customers"."id" = ? limit ?'),
+      [principal.companyId, inserted.id ?? inserted, 1],
+      trx
+    )
     return customer(row)
   })
 }
@@ -204,33 +338,77 @@ async function createTimeEntry(principal: Principal, body: Row) {
   const { companyId } = principal
   const start = Date.parse(body.startsAt)
   const end = Date.parse(body.endsAt)
-  if (!Number.isInteger(body.userId) || !Number.isInteger(body.typeId) || !Number.isInteger(body.eventId) || !(end >= start)) throw new HttpError(400)
+  if (
+    !Number.isInteger(body.userId) ||
+    !Number.isInteger(body.typeId) ||
+    !Number.isInteger(body.eventId) ||
+    !(end >= start)
+  )
+    throw new HttpError(400)
   return db.transaction(async (trx) => {
-    const [user] = await rows(q('select * from "users" where "company_id" = ? and "id" in (?)'), [companyId, body.userId], trx)
-    const [type] = await rows(q('select * from "time_entry_types" where "company_id" = ? and "id" in (?)'), [companyId, body.typeId], trx)
-    const [event] = await rows(q('select * from "assignment_events" where "company_id" = ? and "id" in (?)'), [companyId, body.eventId], trx)
+    const [user] = await rows(
+      q('select * from "users" where "company_id" = ? and "id" in (?)'),
+      [companyId, body.userId],
+      trx
+    )
+    const [type] = await rows(
+      q('select * from "time_entry_types" where "company_id" = ? and "id" in (?)'),
+      [companyId, body.typeId],
+      trx
+    )
+    const [event] = await rows(
+      q('select * from "assignment_events" where "company_id" = ? and "id" in (?)'),
+      [companyId, body.eventId],
+      trx
+    )
     if (!user || user.deactivatedAt || !type || type.deactivatedAt || !event) throw new HttpError(400)
-    await rows(q('select "is_unassigned", "event_type_id" from "time_entry_types" where "id" = ? and "company_id" = ? limit ?'), [body.typeId, companyId, 1], trx)
-    const [ev] = await rows(q('select "assignment_id", "type_id" from "assignment_events" where "id" = ? and "company_id" = ? limit ?'), [body.eventId, companyId, 1], trx)
+    await rows(
+      q('select "is_unassigned", "event_type_id" from "time_entry_types" where "id" = ? and "company_id" = ? limit ?'),
+      [body.typeId, companyId, 1],
+      trx
+    )
+    const [ev] = await rows(
+      q('select "assignment_id", "type_id" from "assignment_events" where "id" = ? and "company_id" = ? limit ?'),
+      [body.eventId, companyId, 1],
+      trx
+    )
     const affected = { companyId, userId: body.userId as number, days: [calendarDay(start, principal.timezone)] }
     await lockUserTime(trx, affected)
     await assertDaysWritable(trx, affected)
     const others = await rows(
-      q('select "id", "starts_at", "ends_at" from "time_entries" where "company_id" = ? and "user_id" = ? and "starts_at" <= ? and ("ends_at" is null or "ends_at" >= ?)'),
+      q(
+        'select "id", "starts_at", "ends_at" from "time_entries" where "company_id" = ? and "user_id" = ? and "starts_at" <= ? and ("ends_at" is null or "ends_at" >= ?)'
+      ),
       [companyId, body.userId, new Date(end).toISOString(), new Date(start).toISOString()],
       trx
     )
-    if (others.some((o) => Date.parse(o.startsAt) < end && start < (o.endsAt === null ? Infinity : Date.parse(o.endsAt)))) throw new HttpError(409)
+    if (
+      others.some((o) => Date.parse(o.startsAt) < end && start < (o.endsAt === null ? Infinity : Date.parse(o.endsAt)))
+    )
+      throw new HttpError(409)
     const now = new Date().toISOString()
     const [inserted] = await trx('time_entries').insert(
       {
-        assignmentId: ev.assignmentId, companyId, createdAt: now, endsAt: new Date(end).toISOString(), eventId: body.eventId, eventTypeId: ev.typeId,
-        startsAt: new Date(start).toISOString(), typeId: body.typeId, updatedAt: now, userId: body.userId, workedMs: end - start
+        assignmentId: ev.assignmentId,
+        companyId,
+        createdAt: now,
+        endsAt: new Date(end).toISOString(),
+        eventId: body.eventId,
+        eventTypeId: ev.typeId,
+        startsAt: new Date(start).toISOString(),
+        typeId: body.typeId,
+        updatedAt: now,
+        userId: body.userId,
+        workedMs: end - start
       },
       ['id']
     )
     await recomputeDays(trx, affected)
-    const [row] = await rows(q('select * from "time_entries" where "time_entries"."company_id" = ? and "time_entries"."id" = ? limit ?'), [companyId, inserted.id ?? inserted, 1], trx)
+    const [row] = await rows(
+      q('select * from "time_entries" where "time_entries"."company_id" = ? and "time_entries"."id" = ? limit ?'),
+      [companyId, inserted.id ?? inserted, 1],
+      trx
+    )
     return timeEntry(row)
   })
 }
@@ -240,12 +418,25 @@ async function monthByUser(principal: Principal, searchParams: URLSearchParams) 
   const { companyId, timezone } = principal
   const userId = positiveInt(searchParams.get('userId'))
   const value = searchParams.get('month') ?? ''
-  if (!/^\d{4}-\d\d-\d\d$/.test(value) || !isFirstOfMonth(value) || value > horizonOf(timezone)) throw new HttpError(400)
-  const [user] = await rows(q('select "id" from "users" where "id" = ? and "company_id" = ? limit ?'), [userId, companyId, 1])
+  if (!/^\d{4}-\d\d-\d\d$/.test(value) || !isFirstOfMonth(value) || value > horizonOf(timezone))
+    throw new HttpError(400)
+  const [user] = await rows(q('select "id" from "users" where "id" = ? and "company_id" = ? limit ?'), [
+    userId,
+    companyId,
+    1
+  ])
   if (!user) throw new HttpError(404)
-  const [existing] = await rows(q('select "id" from "time_sheet_months" where "company_id" = ? and "user_id" = ? and "month" = ? limit ?'), [companyId, userId, value, 1])
+  const [existing] = await rows(
+    q('select "id" from "time_sheet_months" where "company_id" = ? and "user_id" = ? and "month" = ? limit ?'),
+    [companyId, userId, value, 1]
+  )
   if (!existing) throw new HttpError(404) // the benchmark asks for seeded months only
-  const [row] = await rows(q('select * from "time_sheet_months" where "time_sheet_months"."company_id" = ? and "time_sheet_months"."id" = ? limit ?'), [companyId, existing.id, 1])
+  const [row] = await rows(
+    q(
+      'select * from "time_sheet_months" where "time_sheet_months"."company_id" = ? and "time_sheet_months"."id" = ? limit ?'
+    ),
+    [companyId, existing.id, 1]
+  )
   return month(row, timezone)
 }
 
@@ -259,13 +450,28 @@ async function patchWeek(principal: Principal, id: number, body: Row) {
   const to = body.status as SheetStatus
   if (Object.keys(body).length !== 1 || !SHEET_STATUSES.includes(to)) throw new HttpError(400)
   return db.transaction(async (trx) => {
-    const byId = q('select * from "time_sheet_weeks" where "time_sheet_weeks"."company_id" = ? and "time_sheet_weeks"."id" = ? limit ?')
+    const byId = q(
+      'select * from "time_sheet_weeks" where "time_sheet_weeks"."company_id" = ? and "time_sheet_weeks"."id" = ? limit ?'
+    )
     const [existing] = await rows(byId, [companyId, id, 1], trx)
     if (!existing) throw new HttpError(404)
-    const owner = { companyId, userId: Number(existing.userId), actingUserId: principal.userId, timezone: principal.timezone }
+    const owner = {
+      companyId,
+      userId: Number(existing.userId),
+      actingUserId: principal.userId,
+      timezone: principal.timezone
+    }
     await lockUserTime(trx, owner)
-    await rows(q('update "time_sheet_weeks" set "updated_at" = ? where "time_sheet_weeks"."company_id" = ? and "id" = ?'), [new Date().toISOString(), companyId, id], trx)
-    const [current] = await rows(q('select * from "time_sheet_weeks" where "id" = ? and "company_id" = ? limit ?'), [id, companyId, 1], trx)
+    await rows(
+      q('update "time_sheet_weeks" set "updated_at" = ? where "time_sheet_weeks"."company_id" = ? and "id" = ?'),
+      [new Date().toISOString(), companyId, id],
+      trx
+    )
+    const [current] = await rows(
+      q('select * from "time_sheet_weeks" where "id" = ? and "company_id" = ? limit ?'),
+      [id, companyId, 1],
+      trx
+    )
     const moved = await moveWeek(trx, owner, dayOf(current.weekStart), to)
     const announced: [string, number[]][] = [
       ['time_sheet_days', moved.created.days.map((r) => r.id)],
@@ -274,7 +480,10 @@ async function patchWeek(principal: Principal, id: number, body: Row) {
       ['time_sheet_days', moved.moved]
     ]
     for (const [table, ids] of announced.filter(([, ids]) => ids.length > 0)) {
-      await trx(table).where({ companyId }).whereIn('id', [...new Set(ids)]).orderBy('id')
+      await trx(table)
+        .where({ companyId })
+        .whereIn('id', [...new Set(ids)])
+        .orderBy('id')
     }
     const [row] = await rows(byId, [companyId, id, 1], trx)
     return week(row)
@@ -286,7 +495,10 @@ async function route(req: http.IncomingMessage, principal: Principal): Promise<[
   const { companyId } = principal
   const one = /^\/v1\/assignments\/(\d+)$/.exec(pathname)
   if (req.method === 'GET' && one) {
-    const [row] = await rows(q('select * from "assignments" where "assignments"."company_id" = ? and "assignments"."id" = ? limit ?'), [companyId, positiveInt(one[1]), 1])
+    const [row] = await rows(
+      q('select * from "assignments" where "assignments"."company_id" = ? and "assignments"."id" = ? limit ?'),
+      [companyId, positiveInt(one[1]), 1]
+    )
     if (!row) throw new HttpError(404)
     return [200, assignment(row)]
   }
@@ -295,20 +507,36 @@ async function route(req: http.IncomingMessage, principal: Principal): Promise<[
     const like = searchParams.get('name[$like]')
     if (like !== null) return [200, await searchAssignments(companyId, like, size)]
     const user = positiveInt(searchParams.get('responsibleUserId'))
-    return [200, await list('assignments', '"responsible_user_id" = ? and "assignments"."company_id" = ?', [user, companyId], size, assignment)]
+    return [
+      200,
+      await list(
+        'assignments',
+        '"responsible_user_id" = ? and "assignments"."company_id" = ?',
+        [user, companyId],
+        size,
+        assignment
+      )
+    ]
   }
   if (req.method === 'GET' && pathname === '/v1/time-entries') {
     const size = positiveInt(searchParams.get('size') ?? '10')
     const from = new Date(searchParams.get('startsAt[$gte]') ?? '').toISOString()
     const to = new Date(searchParams.get('startsAt[$lt]') ?? '').toISOString()
     const where = '"user_id" = ? and "starts_at" >= ? and "starts_at" < ? and "time_entries"."company_id" = ?'
-    return [200, await list('time_entries', where, [positiveInt(searchParams.get('userId')), from, to, companyId], size, timeEntry)]
+    return [
+      200,
+      await list('time_entries', where, [positiveInt(searchParams.get('userId')), from, to, companyId], size, timeEntry)
+    ]
   }
-  if (req.method === 'GET' && pathname === '/v1/time-sheet-months/by-user') return [200, await monthByUser(principal, searchParams)]
+  if (req.method === 'GET' && pathname === '/v1/time-sheet-months/by-user')
+    return [200, await monthByUser(principal, searchParams)]
   const weekId = /^\/v1\/time-sheet-weeks\/(\d+)$/.exec(pathname)
-  if (req.method === 'PATCH' && weekId) return [200, await patchWeek(principal, positiveInt(weekId[1]), await readBody(req))]
-  if (req.method === 'POST' && pathname === '/v1/customers') return [201, await createCustomer(principal, await readBody(req))]
-  if (req.method === 'POST' && pathname === '/v1/time-entries') return [201, await createTimeEntry(principal, await readBody(req))]
+  if (req.method === 'PATCH' && weekId)
+    return [200, await patchWeek(principal, positiveInt(weekId[1]), await readBody(req))]
+  if (req.method === 'POST' && pathname === '/v1/customers')
+    return [201, await createCustomer(principal, await readBody(req))]
+  if (req.method === 'POST' && pathname === '/v1/time-entries')
+    return [201, await createTimeEntry(principal, await readBody(req))]
   throw new HttpError(404)
 }
 
@@ -324,7 +552,10 @@ function serve() {
       else process.stderr.write(`baseline: ${(error as Error).stack}\n`)
     }
     const text = JSON.stringify(body)
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text)
+    })
     res.end(text)
   })
   server.keepAliveTimeout = 65000

@@ -32,7 +32,8 @@ const WARM_UP = 3
 
 function timing(samples: number[]): Timing {
   const sorted = [...samples].sort((a, b) => a - b)
-  const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] * 100) / 100
+  const at = (q: number) =>
+    Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] * 100) / 100
   return { runs: samples.length, medianMs: at(0.5), p90Ms: at(0.9) }
 }
 
@@ -55,7 +56,11 @@ async function repeat(count: number, once: () => Promise<number>) {
   return samples
 }
 
-export async function measureCarryChain(url: string, seed: SeedInfo, log: (line: string) => void): Promise<CarryChainResult> {
+export async function measureCarryChain(
+  url: string,
+  seed: SeedInfo,
+  log: (line: string) => void
+): Promise<CarryChainResult> {
   const companyId = seed.companies[0].id
   const userId = seed.companies[0].userIds.at(-1)!
   const user = { companyId, userId }
@@ -67,15 +72,22 @@ export async function measureCarryChain(url: string, seed: SeedInfo, log: (line:
     const carry = await repeat(RUNS, () =>
       rolledBack(db, async (trx) => {
         await lockUserTime(trx, user)
-        await trx('time_sheet_months').where({ id: first.id, companyId }).update({ carryInManualMs: 90 * 60_000, updatedAt: new Date().toISOString() })
+        await trx('time_sheet_months')
+          .where({ id: first.id, companyId })
+          .update({ carryInManualMs: 90 * 60_000, updatedAt: new Date().toISOString() })
         const started = performance.now()
-        const changed = await recompute(trx, companyId, userId, { days: [], weekStarts: [], months: [dayOf(first.month)] })
+        const changed = await recompute(trx, companyId, userId, {
+          days: [],
+          weekStarts: [],
+          months: [dayOf(first.month)]
+        })
         const ms = performance.now() - started
         months = changed.months.length
         return ms
       })
     )
-    if (months !== chain.length) throw new Error(`carry chain: expected all ${chain.length} months to change, ${months} did`)
+    if (months !== chain.length)
+      throw new Error(`carry chain: expected all ${chain.length} months to change, ${months} did`)
 
     const counts = { days: 0, weeks: 0, months: chain.length }
     counts.days = Number((await db('time_sheet_days').where(user).count({ n: '*' }).first())!.n)
@@ -88,7 +100,13 @@ export async function measureCarryChain(url: string, seed: SeedInfo, log: (line:
         return performance.now() - started
       })
     )
-    const result: CarryChainResult = { companyId, userId, months, ...timing(carry), fromScratch: { ...timing(scratch), ...counts } }
+    const result: CarryChainResult = {
+      companyId,
+      userId,
+      months,
+      ...timing(carry),
+      fromScratch: { ...timing(scratch), ...counts }
+    }
     log(
       `carry chain of ${months} months (user ${userId}): median ${result.medianMs} ms, p90 ${result.p90Ms} ms over ${RUNS} runs; ` +
         `from scratch (${counts.days} days, ${counts.weeks} weeks, ${counts.months} months): median ${result.fromScratch.medianMs} ms`

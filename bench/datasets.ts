@@ -18,8 +18,24 @@ export interface Scale {
 }
 
 export const SCALES: Record<Scale['name'], Scale> = {
-  full: { name: 'full', users: 300, customers: 4000, projects: 1000, assignments: 50_000, eventsPerAssignment: 4, timeEntries: 1_000_000 },
-  small: { name: 'small', users: 3, customers: 40, projects: 10, assignments: 500, eventsPerAssignment: 4, timeEntries: 10_000 }
+  full: {
+    name: 'full',
+    users: 300,
+    customers: 4000,
+    projects: 1000,
+    assignments: 50_000,
+    eventsPerAssignment: 4,
+    timeEntries: 1_000_000
+  },
+  small: {
+    name: 'small',
+    users: 3,
+    customers: 40,
+    projects: 10,
+    assignments: 500,
+    eventsPerAssignment: 4,
+    timeEntries: 10_000
+  }
 }
 
 /** Bump when the generated rows change; a data set with another version is seeded again. */
@@ -31,8 +47,15 @@ export const APP_SECRET = 'crewclock-benchmark-secret-not-for-production'
 
 /** The seed version also covers the migrations: a new migration means new tables to fill. */
 export function seedVersion(scale: Scale): string {
-  const migrations = fs.readdirSync(path.join(BENCH_DIR, '..', 'migrations')).filter((f) => /^\d{14}_.*\.ts$/.test(f)).sort()
-  const digest = crypto.createHash('sha256').update(JSON.stringify({ SEED_FORMAT, scale, migrations })).digest('hex').slice(0, 12)
+  const migrations = fs
+    .readdirSync(path.join(BENCH_DIR, '..', 'migrations'))
+    .filter((f) => /^\d{14}_.*\.ts$/.test(f))
+    .sort()
+  const digest = crypto
+    .createHash('sha256')
+    .update(JSON.stringify({ SEED_FORMAT, scale, migrations }))
+    .digest('hex')
+    .slice(0, 12)
   return `${scale.name}-${digest}`
 }
 

@@ -2,7 +2,13 @@ import type { Knex } from 'knex'
 import { createKnex } from '../src/db/knex'
 import type { Engine } from './datasets'
 import { customerNumber, type SeedInfo } from './seed'
-import { applyNarrowedLikes, narrowToCandidates, pgNarrowedLikes, searchCandidates, searchStatistics } from '../src/db/search-index'
+import {
+  applyNarrowedLikes,
+  narrowToCandidates,
+  pgNarrowedLikes,
+  searchCandidates,
+  searchStatistics
+} from '../src/db/search-index'
 import type { SearchPlan } from '../src/resources/service'
 
 /**
@@ -36,20 +42,34 @@ function statements(engine: Engine, seed: SeedInfo, searches: Record<string, Sea
       return builder.where(where).where(`${table}.companyId`, companyId)
     }
     return [
-      { name: `${table}: page`, query: (db: Knex) => from(db, db(table).select(`${table}.*`)).orderByRaw('?? asc nulls last', [`${table}.id`]).limit(20) },
+      {
+        name: `${table}: page`,
+        query: (db: Knex) =>
+          from(db, db(table).select(`${table}.*`))
+            .orderByRaw('?? asc nulls last', [`${table}.id`])
+            .limit(20)
+      },
       { name: `${table}: count`, query: (db: Knex) => from(db, db(table).count({ total: '*' })) }
     ]
   }
   return [
-    ...list('assignments', (q) => q.where('responsibleUserId', userId)).map((s) => ({ ...s, name: `list-assignments ${s.name}` })),
+    ...list('assignments', (q) => q.where('responsibleUserId', userId)).map((s) => ({
+      ...s,
+      name: `list-assignments ${s.name}`
+    })),
     // `$like` is ilike on PostgreSQL, looked up without its frequent trigrams; on SQLite the trigram
     // index narrows it where selective (src/resources/service.ts).
     ...Object.entries(SEARCHES).flatMap(([scenario, pattern]) => {
       const { candidates, narrowed = [] } = searches[scenario]
-      const where = (q: Knex.QueryBuilder) => (narrowed.length ? applyNarrowedLikes(q, 'assignments', narrowed) : q.where('name', engine === 'pg' ? 'ilike' : 'like', pattern))
+      const where = (q: Knex.QueryBuilder) =>
+        narrowed.length
+          ? applyNarrowedLikes(q, 'assignments', narrowed)
+          : q.where('name', engine === 'pg' ? 'ilike' : 'like', pattern)
       return list('assignments', where, candidates).map((s) => ({ ...s, name: `${scenario} ${s.name}` }))
     }),
-    ...list('time_entries', (q) => q.where('userId', userId).where('startsAt', '>=', MONTH.from).where('startsAt', '<', MONTH.to)).map((s) => ({
+    ...list('time_entries', (q) =>
+      q.where('userId', userId).where('startsAt', '>=', MONTH.from).where('startsAt', '<', MONTH.to)
+    ).map((s) => ({
       ...s,
       name: `list-time-entries-month ${s.name}`
     })),
@@ -68,7 +88,12 @@ function statements(engine: Engine, seed: SeedInfo, searches: Record<string, Sea
     },
     {
       name: 'recomputation: the entries of a month',
-      query: (db) => db('time_entries').where({ companyId, userId }).where('startsAt', '>=', MONTH.from).where('startsAt', '<', MONTH.to).select('startsAt', 'endsAt', 'workedMs')
+      query: (db) =>
+        db('time_entries')
+          .where({ companyId, userId })
+          .where('startsAt', '>=', MONTH.from)
+          .where('startsAt', '<', MONTH.to)
+          .select('startsAt', 'endsAt', 'workedMs')
     },
     {
       name: 'week fan-out: running entries',
@@ -96,7 +121,9 @@ export async function queryPlans(engine: Engine, url: string, seed: SeedInfo): P
     for (const [scenario, pattern] of Object.entries(SEARCHES)) {
       const query = { name: { $like: pattern } }
       searches[scenario] =
-        engine === 'sqlite' ? { candidates: await searchCandidates(db, 'assignments', query, statistics) } : { narrowed: await pgNarrowedLikes(db, 'assignments', query, statistics) }
+        engine === 'sqlite'
+          ? { candidates: await searchCandidates(db, 'assignments', query, statistics) }
+          : { narrowed: await pgNarrowedLikes(db, 'assignments', query, statistics) }
     }
     for (const { name, query } of statements(engine, seed, searches)) {
       plans.push({ name, sql: query(db).toString(), plan: await explain(db, engine, query(db)) })

@@ -109,7 +109,13 @@ export async function startBaseline(options: StartOptions): Promise<Target> {
   const port = await freePort()
   const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(BENCH_DIR, 'baseline.ts')], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: options.databaseUrl, PORT: String(port), HOST: '127.0.0.1', WEB_CONCURRENCY: String(options.workers) },
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WEB_CONCURRENCY: String(options.workers)
+    },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   await waitFor(child, /baseline listening/, options.workers, [])
@@ -125,7 +131,10 @@ function processTreeCpuMs(rootPid: number): number {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      stats.set(Number(entry), { ppid: Number(fields[1]), cpu: ((Number(fields[11]) + Number(fields[12])) * 1000) / ticks })
+      stats.set(Number(entry), {
+        ppid: Number(fields[1]),
+        cpu: ((Number(fields[11]) + Number(fields[12])) * 1000) / ticks
+      })
     } catch {
       // the process ended while we looked
     }
@@ -171,5 +180,13 @@ export async function withLoadSample<T>(serverPid: number, work: () => Promise<T
   const total = machineAfter.total - machine.total
   const busy = machineAfter.busy - machine.busy
   const benchMs = serverMs + ownMs
-  return [result, { serverCpuMs: Math.round(serverMs), othersShare: Math.max(0, (busy - benchMs) / total), benchShare: benchMs / total, loadAverage: (await import('node:os')).loadavg()[0] }]
+  return [
+    result,
+    {
+      serverCpuMs: Math.round(serverMs),
+      othersShare: Math.max(0, (busy - benchMs) / total),
+      benchShare: benchMs / total,
+      loadAverage: (await import('node:os')).loadavg()[0]
+    }
+  ]
 }

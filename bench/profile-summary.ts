@@ -77,4 +77,5 @@ export function summarizeProfile(file: string, count = 30): string {
   ].join('\n')
 }
 
-if (require.main === module) process.stdout.write(summarizeProfile(process.argv[2], Number(process.argv[3] ?? 30)) + '\n')
+if (require.main === module)
+  process.stdout.write(summarizeProfile(process.argv[2], Number(process.argv[3] ?? 30)) + '\n')

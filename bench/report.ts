@@ -29,15 +29,43 @@ export function evaluateTargets(engines: EngineResult[]): TargetCheck[] {
       const { workers } = run
       for (const s of run.scenarios) {
         if (s.name === 'get-assignment' && s.ratio !== undefined) {
-          checks.push({ engine, workers, target: 'GET one ÷ baseline', value: s.ratio, limit: `≥ ${TARGETS.getRatio}`, met: s.ratio >= TARGETS.getRatio })
+          checks.push({
+            engine,
+            workers,
+            target: 'GET one ÷ baseline',
+            value: s.ratio,
+            limit: `≥ ${TARGETS.getRatio}`,
+            met: s.ratio >= TARGETS.getRatio
+          })
         }
         if (LISTS.includes(s.name) && s.ratio !== undefined) {
-          checks.push({ engine, workers, target: `${s.name} ÷ baseline`, value: s.ratio, limit: `≥ ${TARGETS.listRatio}`, met: s.ratio >= TARGETS.listRatio })
+          checks.push({
+            engine,
+            workers,
+            target: `${s.name} ÷ baseline`,
+            value: s.ratio,
+            limit: `≥ ${TARGETS.listRatio}`,
+            met: s.ratio >= TARGETS.listRatio
+          })
         }
         const failed = s.service.non2xx + s.service.errors
-        checks.push({ engine, workers, target: `${s.name} answers without errors`, value: failed, limit: '= 0 non-2xx', met: failed === 0 })
+        checks.push({
+          engine,
+          workers,
+          target: `${s.name} answers without errors`,
+          value: failed,
+          limit: '= 0 non-2xx',
+          met: failed === 0
+        })
         if (s.kind === 'read') {
-          checks.push({ engine, workers, target: `${s.name} p99 (ms)`, value: s.service.p99, limit: `< ${TARGETS.readP99Ms}`, met: s.service.p99 < TARGETS.readP99Ms })
+          checks.push({
+            engine,
+            workers,
+            target: `${s.name} p99 (ms)`,
+            value: s.service.p99,
+            limit: `< ${TARGETS.readP99Ms}`,
+            met: s.service.p99 < TARGETS.readP99Ms
+          })
         }
       }
     }
@@ -45,11 +73,24 @@ export function evaluateTargets(engines: EngineResult[]): TargetCheck[] {
       // A list whose matches grow with the table (a word in every twelfth name) must count them all
       // for the exact `total` (CONTRACT §3.1): its ratio is reported with its matches.
       const matches = row.fullMatches !== undefined ? ` (matches ${row.fullMatches} vs ${row.smallMatches})` : ''
-      checks.push({ engine, workers: 1, target: `${row.name} mean latency, 1M ÷ 10k rows${matches}`, value: row.ratio, limit: `≤ ${TARGETS.listScale}`, met: row.ratio <= TARGETS.listScale })
+      checks.push({
+        engine,
+        workers: 1,
+        target: `${row.name} mean latency, 1M ÷ 10k rows${matches}`,
+        value: row.ratio,
+        limit: `≤ ${TARGETS.listScale}`,
+        met: row.ratio <= TARGETS.listScale
+      })
     }
     const chain = result.carryChain
     if (chain && 'medianMs' in chain) {
-      checks.push({ engine, target: `carry chain of ${chain.months} months, median (ms)`, value: chain.medianMs, limit: `< ${TARGETS.carryChainMedianMs}`, met: chain.medianMs < TARGETS.carryChainMedianMs })
+      checks.push({
+        engine,
+        target: `carry chain of ${chain.months} months, median (ms)`,
+        value: chain.medianMs,
+        limit: `< ${TARGETS.carryChainMedianMs}`,
+        met: chain.medianMs < TARGETS.carryChainMedianMs
+      })
     }
   }
   return checks
@@ -76,7 +117,9 @@ export function printRun(engine: Engine, run: RunResult) {
 export function printTargets(checks: TargetCheck[]) {
   const lines = ['\ntargets:']
   for (const c of checks) {
-    lines.push(`  ${c.met ? 'met    ' : 'MISSED '} ${c.engine}${c.workers ? ` ×${c.workers}` : ''}  ${c.target}: ${c.value} (${c.limit})`)
+    lines.push(
+      `  ${c.met ? 'met    ' : 'MISSED '} ${c.engine}${c.workers ? ` ×${c.workers}` : ''}  ${c.target}: ${c.value} (${c.limit})`
+    )
   }
   process.stdout.write(lines.join('\n') + '\n')
 }
@@ -100,14 +143,29 @@ export function scalingOf(result: EngineResult): Scaling[] {
   return one.scenarios.flatMap((s) => {
     const m = many.scenarios.find((x) => x.name === s.name)
     if (!m) return []
-    const baselineFactor = s.baseline && m.baseline ? round(m.baseline.requestsPerSecond / s.baseline.requestsPerSecond) : undefined
-    return [{ name: s.name, one: s.service.requestsPerSecond, many: m.service.requestsPerSecond, workers: many.workers, factor: round(m.service.requestsPerSecond / s.service.requestsPerSecond), baselineFactor }]
+    const baselineFactor =
+      s.baseline && m.baseline ? round(m.baseline.requestsPerSecond / s.baseline.requestsPerSecond) : undefined
+    return [
+      {
+        name: s.name,
+        one: s.service.requestsPerSecond,
+        many: m.service.requestsPerSecond,
+        workers: many.workers,
+        factor: round(m.service.requestsPerSecond / s.service.requestsPerSecond),
+        baselineFactor
+      }
+    ]
   })
 }
 
 export function printScaling(engine: Engine, rows: Scaling[]) {
   if (rows.length === 0) return
-  const lines = [`\n${engine}: scaling from 1 to ${rows[0].workers} workers (service req/s; the baseline's factor for comparison)`]
-  for (const r of rows) lines.push(`  ${r.name.padEnd(26)}${pad(r.one, 9)} → ${pad(r.many, 9)}  ×${r.factor}${r.baselineFactor ? `  (baseline ×${r.baselineFactor})` : ''}`)
+  const lines = [
+    `\n${engine}: scaling from 1 to ${rows[0].workers} workers (service req/s; the baseline's factor for comparison)`
+  ]
+  for (const r of rows)
+    lines.push(
+      `  ${r.name.padEnd(26)}${pad(r.one, 9)} → ${pad(r.many, 9)}  ×${r.factor}${r.baselineFactor ? `  (baseline ×${r.baselineFactor})` : ''}`
+    )
   process.stdout.write(lines.join('\n') + '\n')
 }

@@ -82,7 +82,17 @@ export interface EngineResult {
   engine: Engine
   seed: { version: string; seconds: number; counts: Record<string, number> }
   runs: RunResult[]
-  scale?: { name: string; fullMean: number; smallMean: number; fullP50: number; smallP50: number; ratio: number; smallRows: number; fullMatches?: number; smallMatches?: number }[]
+  scale?: {
+    name: string
+    fullMean: number
+    smallMean: number
+    fullP50: number
+    smallP50: number
+    ratio: number
+    smallRows: number
+    fullMatches?: number
+    smallMatches?: number
+  }[]
   carryChain?: CarryChainResult
   plans?: Plan[]
   scaling?: Scaling[]
@@ -119,7 +129,9 @@ async function drive(target: Target, scenario: Scenario, seed: SeedInfo, duratio
 
 async function measure(target: Target, scenario: Scenario, seed: SeedInfo): Promise<Measurement> {
   await drive(target, scenario, seed, settings.warmup)
-  const [result, load] = await withLoadSample(target.process.pid!, () => drive(target, scenario, seed, settings.duration))
+  const [result, load] = await withLoadSample(target.process.pid!, () =>
+    drive(target, scenario, seed, settings.duration)
+  )
   return {
     requestsPerSecond: Math.round(result.requests.average * 10) / 10,
     p50: result.latency.p50,
@@ -156,7 +168,9 @@ function shapeDifferences(a: unknown, b: unknown, at = ''): string[] {
   if (a && b && typeof a === 'object' && typeof b === 'object') {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)])
     return [...keys].flatMap((k) =>
-      k in a && k in b ? shapeDifferences((a as any)[k], (b as any)[k], `${at}.${k}`) : [`${at}.${k} only in the ${k in a ? 'service' : 'baseline'}`]
+      k in a && k in b
+        ? shapeDifferences((a as any)[k], (b as any)[k], `${at}.${k}`)
+        : [`${at}.${k} only in the ${k in a ? 'service' : 'baseline'}`]
     )
   }
   return typeof a === typeof b ? [] : [`${at}: ${typeof a} vs ${typeof b}`]
@@ -171,13 +185,23 @@ async function checkShapes(service: Target, baseline: Target, scenarios: Scenari
     const b = await call(baseline, seed, scenario.request(seed, scenario.kind === 'write' ? n + 1 : n))
     const differences = shapeDifferences(a.body, b.body)
     if (a.status !== b.status || a.status >= 300 || differences.length) {
-      throw new Error(`${scenario.name}: the baseline answers differently (${a.status} vs ${b.status}): ${differences.join('; ')}\n${JSON.stringify(a.body)}`)
+      throw new Error(
+        `${scenario.name}: the baseline answers differently (${a.status} vs ${b.status}): ${differences.join('; ')}\n${JSON.stringify(a.body)}`
+      )
     }
   }
 }
 
-async function runWorkers(engine: Engine, url: string, seed: SeedInfo, workers: number, chosen: Scenario[]): Promise<RunResult> {
-  log(`\n${engine}, WEB_CONCURRENCY=${workers}: ${settings.connections} connections, ${settings.warmup} s warm-up, ${settings.duration} s measured`)
+async function runWorkers(
+  engine: Engine,
+  url: string,
+  seed: SeedInfo,
+  workers: number,
+  chosen: Scenario[]
+): Promise<RunResult> {
+  log(
+    `\n${engine}, WEB_CONCURRENCY=${workers}: ${settings.connections} connections, ${settings.warmup} s warm-up, ${settings.duration} s measured`
+  )
   const service = await startService({ databaseUrl: url, workers, root: args['service-root'] })
   const baseline = await startBaseline({ databaseUrl: url, workers })
   try {
@@ -188,11 +212,27 @@ async function runWorkers(engine: Engine, url: string, seed: SeedInfo, workers: 
       const own = await measure(service, scenario, seed)
       const ratio = base ? Math.round((own.requestsPerSecond / base.requestsPerSecond) * 1000) / 1000 : undefined
       const matches = scenario.list ? await meanMatches(service, seed, scenario) : undefined
-      results.push({ name: scenario.name, title: scenario.title, kind: scenario.kind, service: own, baseline: base, ratio, matches })
-      log(`  ${scenario.name}: service ${own.requestsPerSecond} req/s p50 ${own.p50} p99 ${own.p99}${base ? ` | baseline ${base.requestsPerSecond} req/s p50 ${base.p50} p99 ${base.p99} | ratio ${ratio}` : ''}`)
+      results.push({
+        name: scenario.name,
+        title: scenario.title,
+        kind: scenario.kind,
+        service: own,
+        baseline: base,
+        ratio,
+        matches
+      })
+      log(
+        `  ${scenario.name}: service ${own.requestsPerSecond} req/s p50 ${own.p50} p99 ${own.p99}${base ? ` | baseline ${base.requestsPerSecond} req/s p50 ${base.p50} p99 ${base.p99} | ratio ${ratio}` : ''}`
+      )
       // A scenario that answers errors measures the errors: say so loudly.
-      for (const [who, m] of [['service', own], ['baseline', base]] as const) {
-        if (m && (m.non2xx > 0 || m.errors > 0)) log(`  WARNING ${scenario.name}: the ${who} answered ${m.non2xx} non-2xx responses and ${m.errors} errors/timeouts`)
+      for (const [who, m] of [
+        ['service', own],
+        ['baseline', base]
+      ] as const) {
+        if (m && (m.non2xx > 0 || m.errors > 0))
+          log(
+            `  WARNING ${scenario.name}: the ${who} answered ${m.non2xx} non-2xx responses and ${m.errors} errors/timeouts`
+          )
       }
     }
     return { workers, scenarios: results }
@@ -211,11 +251,14 @@ async function runWorkers(engine: Engine, url: string, seed: SeedInfo, workers: 
  */
 async function runScale(engine: Engine, fullSeed: SeedInfo, fullUrl: string, chosen: Scenario[]) {
   const small = await ensureSeeded(engine, SCALES.small, args['pg-url']!, log)
-  log(`\n${engine}: list latency at ${small.counts.time_entries} vs ${fullSeed.counts.time_entries} time entries (full, small, small, full)`)
+  log(
+    `\n${engine}: list latency at ${small.counts.time_entries} vs ${fullSeed.counts.time_entries} time entries (full, small, small, full)`
+  )
   const smallUrl = await workingCopy(engine, small, args['pg-url']!)
   const full = await startService({ databaseUrl: fullUrl, workers: 1, root: args['service-root'] })
   const service = await startService({ databaseUrl: smallUrl, workers: 1, root: args['service-root'] })
-  const mean = (values: number[]) => Math.round((values.reduce((sum, value) => sum + value, 0) / values.length) * 100) / 100
+  const mean = (values: number[]) =>
+    Math.round((values.reduce((sum, value) => sum + value, 0) / values.length) * 100) / 100
   try {
     const rows = []
     for (const scenario of chosen.filter((s) => s.list)) {
@@ -228,10 +271,19 @@ async function runScale(engine: Engine, fullSeed: SeedInfo, fullUrl: string, cho
       const fullMatches = await meanMatches(full, fullSeed, scenario)
       const smallMatches = await meanMatches(service, small, scenario)
       rows.push({
-        name: scenario.name, fullMean, smallMean, fullP50: mean(atFull.map((m) => m.p50)), smallP50: mean(own.map((m) => m.p50)), ratio,
-        smallRows: small.counts.time_entries, fullMatches, smallMatches
+        name: scenario.name,
+        fullMean,
+        smallMean,
+        fullP50: mean(atFull.map((m) => m.p50)),
+        smallP50: mean(own.map((m) => m.p50)),
+        ratio,
+        smallRows: small.counts.time_entries,
+        fullMatches,
+        smallMatches
       })
-      log(`  ${scenario.name}: mean ${atFull.map((m) => m.mean).join(' and ')} ms (full) vs ${own.map((m) => m.mean).join(' and ')} ms (small): ${ratio}×; matches ${fullMatches} vs ${smallMatches}`)
+      log(
+        `  ${scenario.name}: mean ${atFull.map((m) => m.mean).join(' and ')} ms (full) vs ${own.map((m) => m.mean).join(' and ')} ms (small): ${ratio}×; matches ${fullMatches} vs ${smallMatches}`
+      )
     }
     return rows
   } finally {
@@ -267,7 +319,11 @@ async function runEngine(engine: Engine): Promise<EngineResult> {
   const seed = await ensureSeeded(engine, SCALES[args.scale as 'full' | 'small'], args['pg-url']!, log)
   const url = await workingCopy(engine, seed, args['pg-url']!)
   const chosen = SCENARIOS.filter((s) => !args.only || args.only.split(',').includes(s.name))
-  const result: EngineResult = { engine, seed: { version: seed.version, seconds: seed.seconds, counts: seed.counts }, runs: [] }
+  const result: EngineResult = {
+    engine,
+    seed: { version: seed.version, seconds: seed.seconds, counts: seed.counts },
+    runs: []
+  }
   if (args.profile) {
     result.profile = await runProfile(engine, url, seed, chosen)
     return result
@@ -282,7 +338,13 @@ async function runEngine(engine: Engine): Promise<EngineResult> {
 async function main() {
   const engines: Engine[] = args['pg-only'] ? ['pg'] : args.pg ? ['sqlite', 'pg'] : ['sqlite']
   const startedAt = new Date().toISOString()
-  const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: os.loadavg() }
+  const machine = {
+    cpus: os.cpus().length,
+    model: os.cpus()[0]?.model,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverageAtStart: os.loadavg()
+  }
   const results = []
   for (const engine of engines) {
     const result = await runEngine(engine)
@@ -293,7 +355,14 @@ async function main() {
   }
   const targets = evaluateTargets(results)
   printTargets(targets)
-  const output = { startedAt, finishedAt: new Date().toISOString(), machine, settings: { ...settings, profile: args.profile }, engines: results, targets }
+  const output = {
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine,
+    settings: { ...settings, profile: args.profile },
+    engines: results,
+    targets
+  }
   fs.writeFileSync(args.output!, JSON.stringify(output, null, 2) + '\n')
   log(`\nwrote ${path.relative(process.cwd(), args.output!)}`)
 }

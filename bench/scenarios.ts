@@ -22,8 +22,9 @@ export interface Scenario {
   request: (seed: SeedInfo, n: number) => BenchRequest
 }
 
-const pick = <T>(values: T[], n: number) => values[(n * 2654435761) % values.length >>> 0]
-const rangePick = ([first, last]: [number, number], n: number) => first + ((n * 2654435761) >>> 0) % (last - first + 1)
+const pick = <T>(values: T[], n: number) => values[((n * 2654435761) % values.length) >>> 0]
+const rangePick = ([first, last]: [number, number], n: number) =>
+  first + (((n * 2654435761) >>> 0) % (last - first + 1))
 const company = (seed: SeedInfo) => seed.companies[0]
 
 /** Months of the seeded period, for month look-ups. */
@@ -54,7 +55,10 @@ export const SCENARIOS: Scenario[] = [
     kind: 'read',
     baseline: true,
     list: true,
-    request: (seed, n) => ({ method: 'GET', path: `/v1/assignments?responsibleUserId=${pick(company(seed).userIds, n)}&size=20` })
+    request: (seed, n) => ({
+      method: 'GET',
+      path: `/v1/assignments?responsibleUserId=${pick(company(seed).userIds, n)}&size=20`
+    })
   },
   {
     name: 'list-assignments-like',
@@ -62,7 +66,10 @@ export const SCENARIOS: Scenario[] = [
     kind: 'read',
     baseline: true,
     list: true,
-    request: (seed, n) => ({ method: 'GET', path: `/v1/assignments?name[$like]=${encodeURIComponent(`%${pick(seed.words, n)}%`)}&size=20` })
+    request: (seed, n) => ({
+      method: 'GET',
+      path: `/v1/assignments?name[$like]=${encodeURIComponent(`%${pick(seed.words, n)}%`)}&size=20`
+    })
   },
   {
     name: 'list-assignments-search',
@@ -72,7 +79,10 @@ export const SCENARIOS: Scenario[] = [
     list: true,
     request: (seed, n) => {
       const customers = company(seed).customerIds.length
-      return { method: 'GET', path: `/v1/assignments?name[$like]=${encodeURIComponent(`%${customerNumber(((n * 2654435761) >>> 0) % customers)}%`)}&size=20` }
+      return {
+        method: 'GET',
+        path: `/v1/assignments?name[$like]=${encodeURIComponent(`%${customerNumber(((n * 2654435761) >>> 0) % customers)}%`)}&size=20`
+      }
     }
   },
   {
@@ -84,7 +94,10 @@ export const SCENARIOS: Scenario[] = [
     request: (seed, n) => {
       const month = pick(MONTHS, n)
       const query = `userId=${pick(company(seed).userIds, n)}&startsAt[$gte]=${month}-01T00:00:00Z&startsAt[$lt]=${nextMonth(month)}-01T00:00:00Z&size=20`
-      return { method: 'GET', path: `/v1/time-entries?${query.replace(/\$/g, '%24').replace(/\[/g, '%5B').replace(/]/g, '%5D')}` }
+      return {
+        method: 'GET',
+        path: `/v1/time-entries?${query.replace(/\$/g, '%24').replace(/\[/g, '%5B').replace(/]/g, '%5D')}`
+      }
     }
   },
   {
@@ -116,7 +129,13 @@ export const SCENARIOS: Scenario[] = [
       return {
         method: 'POST',
         path: '/v1/time-entries',
-        body: { userId: user, typeId: workEntryTypeId, eventId: eventIds[1] - (n % 400), startsAt: new Date(start).toISOString(), endsAt: new Date(start + 3600_000).toISOString() }
+        body: {
+          userId: user,
+          typeId: workEntryTypeId,
+          eventId: eventIds[1] - (n % 400),
+          startsAt: new Date(start).toISOString(),
+          endsAt: new Date(start + 3600_000).toISOString()
+        }
       }
     }
   },

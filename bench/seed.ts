@@ -51,13 +51,60 @@ const MONTHS = 24
 const FIRST_DAY = '2024-11-01'
 const LAST_DAY = '2026-10-31'
 const COUNTRIES = [
-  { country: 'DE', timezone: 'Europe/Berlin', cities: ['Berlin', 'München', 'Hamburg', 'Köln', 'Stuttgart'], streets: ['Hauptstraße', 'Bahnhofstraße', 'Gartenweg', 'Schulstraße', 'Lindenallee'] },
-  { country: 'IT', timezone: 'Europe/Rome', cities: ['Milano', 'Torino', 'Bologna', 'Verona', 'Bolzano'], streets: ['Via Roma', 'Via Garibaldi', 'Corso Italia', 'Via Mazzini', 'Via Verdi'] }
+  {
+    country: 'DE',
+    timezone: 'Europe/Berlin',
+    cities: ['Berlin', 'München', 'Hamburg', 'Köln', 'Stuttgart'],
+    streets: ['Hauptstraße', 'Bahnhofstraße', 'Gartenweg', 'Schulstraße', 'Lindenallee']
+  },
+  {
+    country: 'IT',
+    timezone: 'Europe/Rome',
+    cities: ['Milano', 'Torino', 'Bologna', 'Verona', 'Bolzano'],
+    streets: ['Via Roma', 'Via Garibaldi', 'Corso Italia', 'Via Mazzini', 'Via Verdi']
+  }
 ]
 /** Words of assignment names; `$like` searches draw from them. */
-const WORDS = ['Kabel', 'Heizung', 'Sanitär', 'Dach', 'Fenster', 'Elektro', 'Wartung', 'Montage', 'Reparatur', 'Umbau', 'Photovoltaik', 'Lüftung']
-const FIRST_NAMES = ['Anna', 'Luca', 'Jonas', 'Giulia', 'Max', 'Sara', 'Paul', 'Marco', 'Lena', 'Elena', 'Felix', 'Chiara']
-const LAST_NAMES = ['Müller', 'Rossi', 'Schmidt', 'Bianchi', 'Weber', 'Ferrari', 'Wagner', 'Esposito', 'Becker', 'Romano']
+const WORDS = [
+  'Kabel',
+  'Heizung',
+  'Sanitär',
+  'Dach',
+  'Fenster',
+  'Elektro',
+  'Wartung',
+  'Montage',
+  'Reparatur',
+  'Umbau',
+  'Photovoltaik',
+  'Lüftung'
+]
+const FIRST_NAMES = [
+  'Anna',
+  'Luca',
+  'Jonas',
+  'Giulia',
+  'Max',
+  'Sara',
+  'Paul',
+  'Marco',
+  'Lena',
+  'Elena',
+  'Felix',
+  'Chiara'
+]
+const LAST_NAMES = [
+  'Müller',
+  'Rossi',
+  'Schmidt',
+  'Bianchi',
+  'Weber',
+  'Ferrari',
+  'Wagner',
+  'Esposito',
+  'Becker',
+  'Romano'
+]
 
 /** The number of a company's `index`-th customer (the same numbers in every company). */
 export const customerNumber = (index: number) => `K-${100000 + index}`
@@ -98,7 +145,8 @@ function workdays(timezone: string): { day: string; midnight: number }[] {
 }
 
 /** Splits `total` into `parts` near-equal integers. */
-const share = (total: number, parts: number, index: number) => Math.floor(((index + 1) * total) / parts) - Math.floor((index * total) / parts)
+const share = (total: number, parts: number, index: number) =>
+  Math.floor(((index + 1) * total) / parts) - Math.floor((index * total) / parts)
 
 interface CompanyPlan extends SeededCompany {
   country: (typeof COUNTRIES)[number]
@@ -122,14 +170,27 @@ async function seedCompany(db: Knex, scale: Scale, index: number): Promise<Compa
   const now = iso(Date.parse(`${FIRST_DAY}T06:00:00Z`))
   const stamps = { createdAt: now, updatedAt: now }
   const ids = async (table: string, where: Record<string, unknown> = {}) =>
-    (await db(table).where({ companyId, ...where }).orderBy('id').select('id', 'name')) as { id: number; name: string }[]
+    (await db(table)
+      .where({ companyId, ...where })
+      .orderBy('id')
+      .select('id', 'name')) as { id: number; name: string }[]
   const worker = (await db('roles').where({ companyId, type: 'worker' }).first('id')).id
   const usersHere = share(scale.users, COUNTRIES.length, index)
   const users = Array.from({ length: usersHere - 1 }, (_, i) => {
     const first = FIRST_NAMES[i % FIRST_NAMES.length]
     const last = LAST_NAMES[Math.floor(i / FIRST_NAMES.length) % LAST_NAMES.length]
     const email = `user-${index + 1}-${i + 1}@bench.crewclock.test`
-    return { companyId, fullName: `${first} ${last} ${i + 1}`, email, emailNormalized: email, shortName: `${first[0]}${last[0]}${i + 1}`, staffNumber: `P${10000 + i}`, roleId: worker, roleType: 'worker', ...stamps }
+    return {
+      companyId,
+      fullName: `${first} ${last} ${i + 1}`,
+      email,
+      emailNormalized: email,
+      shortName: `${first[0]}${last[0]}${i + 1}`,
+      staffNumber: `P${10000 + i}`,
+      roleId: worker,
+      roleType: 'worker',
+      ...stamps
+    }
   })
   const userIds = [created.adminUserId, ...(await insertReturning(db, 'users', users))]
   const customers = Array.from({ length: share(scale.customers, COUNTRIES.length, index) }, (_, i) => ({
@@ -137,11 +198,20 @@ async function seedCompany(db: Knex, scale: Scale, index: number): Promise<Compa
     number: customerNumber(i),
     companyName: `${WORDS[i % WORDS.length]} ${LAST_NAMES[i % LAST_NAMES.length]} ${i + 1}`,
     telephones: JSON.stringify([{ label: 'Büro', isDefault: true, telephoneNumber: `+49 30 ${1000000 + i}` }]),
-    billingAddress: JSON.stringify({ street: `${country.streets[i % 5]} ${1 + (i % 120)}`, zip: String(10000 + i), city: country.cities[i % 5], country: country.country }),
+    billingAddress: JSON.stringify({
+      street: `${country.streets[i % 5]} ${1 + (i % 120)}`,
+      zip: String(10000 + i),
+      city: country.cities[i % 5],
+      country: country.country
+    }),
     ...stamps
   }))
   const customerIds = await insertReturning(db, 'customers', customers)
-  const projects = Array.from({ length: share(scale.projects, COUNTRIES.length, index) }, (_, i) => ({ companyId, number: `PR-${2024 + (i % 3)}-${i + 1}`, ...stamps }))
+  const projects = Array.from({ length: share(scale.projects, COUNTRIES.length, index) }, (_, i) => ({
+    companyId,
+    number: `PR-${2024 + (i % 3)}-${i + 1}`,
+    ...stamps
+  }))
   const projectIds = await insertReturning(db, 'projects', projects)
   const [work, , general] = await ids('time_entry_types')
   return {
@@ -175,11 +245,47 @@ async function insertReturning(db: Knex, table: string, rows: Record<string, unk
   return result
 }
 
-const ASSIGNMENT_COLUMNS = ['id', 'companyId', 'number', 'name', 'comment', 'color', 'address', 'customerId', 'projectId', 'typeId', 'responsibleUserId', 'statusId', 'externalId', 'createdAt', 'updatedAt']
-const EVENT_COLUMNS = ['id', 'companyId', 'assignmentId', 'typeId', 'name', 'startsAt', 'endsAt', 'order', 'isAllDay', 'isOutward', 'createdAt', 'updatedAt']
+const ASSIGNMENT_COLUMNS = [
+  'id',
+  'companyId',
+  'number',
+  'name',
+  'comment',
+  'color',
+  'address',
+  'customerId',
+  'projectId',
+  'typeId',
+  'responsibleUserId',
+  'statusId',
+  'externalId',
+  'createdAt',
+  'updatedAt'
+]
+const EVENT_COLUMNS = [
+  'id',
+  'companyId',
+  'assignmentId',
+  'typeId',
+  'name',
+  'startsAt',
+  'endsAt',
+  'order',
+  'isAllDay',
+  'isOutward',
+  'createdAt',
+  'updatedAt'
+]
 
 /** Assignments spread over the period (the older ones done), each with its events and one assigned user. */
-async function seedAssignments(db: Knex, plan: CompanyPlan, count: number, perAssignment: number, firstId: number, firstEventId: number) {
+async function seedAssignments(
+  db: Knex,
+  plan: CompanyPlan,
+  count: number,
+  perAssignment: number,
+  firstId: number,
+  firstEventId: number
+) {
   const rnd = random(plan.id * 7919)
   const { statusIds, workdays: days } = plan
   const rows: unknown[][] = []
@@ -196,18 +302,47 @@ async function seedAssignments(db: Knex, plan: CompanyPlan, count: number, perAs
     // Order names carry the customer's number, as offices write them: searching one finds that
     // customer's orders, about 12 in either data set (customers and assignments scale together).
     const customer = (i * 31) % plan.customerIds.length
-    const address = JSON.stringify({ street, zip: String(10000 + (i % 9000)), city: plan.country.cities[(i >> 3) % 5], country: plan.country.country })
+    const address = JSON.stringify({
+      street,
+      zip: String(10000 + (i % 9000)),
+      city: plan.country.cities[(i >> 3) % 5],
+      country: plan.country.country
+    })
     rows.push([
-      id, plan.id, String(i + 1), `${word} ${street} · ${customerNumber(customer)}`, rnd() < 0.3 ? `Bitte beim Hausmeister melden (${i})` : null, null, address,
-      plan.customerIds[customer], i % 3 === 0 ? plan.projectIds[i % plan.projectIds.length] : null,
-      plan.assignmentTypeIds[i % plan.assignmentTypeIds.length], plan.userIds[(i * 17) % plan.userIds.length], status,
-      i % 2 === 0 ? `EXT-${plan.id}-${i}` : null, created, created
+      id,
+      plan.id,
+      String(i + 1),
+      `${word} ${street} · ${customerNumber(customer)}`,
+      rnd() < 0.3 ? `Bitte beim Hausmeister melden (${i})` : null,
+      null,
+      address,
+      plan.customerIds[customer],
+      i % 3 === 0 ? plan.projectIds[i % plan.projectIds.length] : null,
+      plan.assignmentTypeIds[i % plan.assignmentTypeIds.length],
+      plan.userIds[(i * 17) % plan.userIds.length],
+      status,
+      i % 2 === 0 ? `EXT-${plan.id}-${i}` : null,
+      created,
+      created
     ])
     for (let e = 0; e < perAssignment; e++) {
       const type = plan.eventTypes[e === 0 || e === perAssignment - 1 ? 1 : 0]
       const start = day.midnight + (e + 1) * 86400_000 + 7 * 3600_000
       const eventId = firstEventId + i * perAssignment + e
-      events.push([eventId, plan.id, id, type.id, type.name, iso(start), iso(start + 8 * 3600_000), e, false, false, created, created])
+      events.push([
+        eventId,
+        plan.id,
+        id,
+        type.id,
+        type.name,
+        iso(start),
+        iso(start + 8 * 3600_000),
+        e,
+        false,
+        false,
+        created,
+        created
+      ])
       eventUsers.push([plan.id, eventId, plan.userIds[(i + e) % plan.userIds.length]])
     }
     if (rows.length >= 5000 || i === count - 1) {
@@ -224,7 +359,22 @@ async function seedAssignments(db: Knex, plan: CompanyPlan, count: number, perAs
   plan.eventIds = [firstEventId, firstEventId + count * perAssignment - 1]
 }
 
-const ENTRY_COLUMNS = ['id', 'companyId', 'userId', 'typeId', 'assignmentId', 'eventId', 'eventTypeId', 'startsAt', 'endsAt', 'workedMs', 'note', 'externalId', 'createdAt', 'updatedAt']
+const ENTRY_COLUMNS = [
+  'id',
+  'companyId',
+  'userId',
+  'typeId',
+  'assignmentId',
+  'eventId',
+  'eventTypeId',
+  'startsAt',
+  'endsAt',
+  'workedMs',
+  'note',
+  'externalId',
+  'createdAt',
+  'updatedAt'
+]
 const SLOT_MINUTES = 75
 const ENTRY_MINUTES = 60
 const PAUSE = { from: 20, to: 35 }
@@ -266,11 +416,25 @@ async function seedTimeEntries(db: Knex, plans: CompanyPlan[], scale: Scale, per
           const paused = id % 20 === 0
           const workedMs = (ENTRY_MINUTES - (paused ? PAUSE.to - PAUSE.from : 0)) * 60_000
           const general = slot === today - 1 && today > 1
-          const eventId = plan.eventIds[0] + (assignment - plan.assignmentIds[0]) * perAssignment + (slot % perAssignment)
-          const eventType = plan.eventTypes[slot % perAssignment === 0 || slot % perAssignment === perAssignment - 1 ? 1 : 0].id
+          const eventId =
+            plan.eventIds[0] + (assignment - plan.assignmentIds[0]) * perAssignment + (slot % perAssignment)
+          const eventType =
+            plan.eventTypes[slot % perAssignment === 0 || slot % perAssignment === perAssignment - 1 ? 1 : 0].id
           entries.push([
-            id, plan.id, userId, general ? plan.entryTypes.general : plan.entryTypes.work, general ? null : assignment, general ? null : eventId,
-            general ? null : eventType, iso(start), iso(end), workedMs, null, null, iso(end), iso(end)
+            id,
+            plan.id,
+            userId,
+            general ? plan.entryTypes.general : plan.entryTypes.work,
+            general ? null : assignment,
+            general ? null : eventId,
+            general ? null : eventType,
+            iso(start),
+            iso(end),
+            workedMs,
+            null,
+            null,
+            iso(end),
+            iso(end)
           ])
           if (paused) pauses.push([plan.id, id, iso(start + PAUSE.from * 60_000), iso(start + PAUSE.to * 60_000)])
           id++
@@ -292,7 +456,12 @@ async function seedTimeEntries(db: Knex, plans: CompanyPlan[], scale: Scale, per
  * current month are drafts. Months stay unlocked, so that a change in the first month carries
  * through the whole chain: the case the carry-chain target is about.
  */
-const SHEETS = { firstWeek: '2024-11-04', lastWeek: '2026-11-23', approvedBefore: '2026-10-05', lastWeekWithEntries: '2026-10-26' }
+const SHEETS = {
+  firstWeek: '2024-11-04',
+  lastWeek: '2026-11-23',
+  approvedBefore: '2026-10-05',
+  lastWeekWithEntries: '2026-10-26'
+}
 const SHEET_WEEKS = daysFrom(SHEETS.firstWeek, SHEETS.lastWeek).filter((_, i) => i % 7 === 0)
 const SHEET_DAYS = daysFrom(SHEETS.firstWeek, addDays(SHEETS.lastWeek, 6))
 const SHEET_MONTHS = monthsFrom(SHEETS.firstWeek.slice(0, 8) + '01', SHEETS.lastWeek)
@@ -300,9 +469,11 @@ const SHEET_MONTHS = monthsFrom(SHEETS.firstWeek.slice(0, 8) + '01', SHEETS.last
 /** Runs `work` for every item, at most `limit` at a time. */
 async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<unknown>) {
   let next = 0
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await work(items[next++])
-  }))
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await work(items[next++])
+    })
+  )
 }
 
 /**
@@ -316,19 +487,39 @@ async function seedTimeSheets(db: Knex, plans: CompanyPlan[], log: (line: string
   const users = plans.flatMap((plan) => plan.userIds.map((userId) => ({ companyId: plan.id, userId })))
   for (const { companyId, userId } of users) {
     await db.transaction(async (trx) => {
-      await bulkInsert(trx, 'time_sheet_days', ['companyId', 'userId', 'day', 'status', 'createdAt', 'updatedAt'], SHEET_DAYS.map((day) => [companyId, userId, day, 'draft', stamp(day), stamp(day)]))
-      await bulkInsert(trx, 'time_sheet_weeks', ['companyId', 'userId', 'weekStart', 'status', 'createdAt', 'updatedAt'], SHEET_WEEKS.map((week) => [companyId, userId, week, 'draft', stamp(week), stamp(week)]))
-      await bulkInsert(trx, 'time_sheet_months', ['companyId', 'userId', 'month', 'status', 'dailyFigures', 'createdAt', 'updatedAt'], SHEET_MONTHS.map((month) => [companyId, userId, month, 'draft', '[]', stamp(month), stamp(month)]))
+      await bulkInsert(
+        trx,
+        'time_sheet_days',
+        ['companyId', 'userId', 'day', 'status', 'createdAt', 'updatedAt'],
+        SHEET_DAYS.map((day) => [companyId, userId, day, 'draft', stamp(day), stamp(day)])
+      )
+      await bulkInsert(
+        trx,
+        'time_sheet_weeks',
+        ['companyId', 'userId', 'weekStart', 'status', 'createdAt', 'updatedAt'],
+        SHEET_WEEKS.map((week) => [companyId, userId, week, 'draft', stamp(week), stamp(week)])
+      )
+      await bulkInsert(
+        trx,
+        'time_sheet_months',
+        ['companyId', 'userId', 'month', 'status', 'dailyFigures', 'createdAt', 'updatedAt'],
+        SHEET_MONTHS.map((month) => [companyId, userId, month, 'draft', '[]', stamp(month), stamp(month)])
+      )
     })
   }
   // SQLite has one connection; PostgreSQL recomputes a few users at once.
   const parallel = db.client.config.client === 'pg' ? 4 : 1
-  const inTransaction = (user: { companyId: number; userId: number }, work: (trx: Knex.Transaction) => Promise<unknown>) =>
+  const inTransaction = (
+    user: { companyId: number; userId: number },
+    work: (trx: Knex.Transaction) => Promise<unknown>
+  ) =>
     db.transaction(async (trx) => {
       await lockUserTime(trx, user)
       await work(trx)
     })
-  await eachLimited(users, parallel, (user) => inTransaction(user, (trx) => recomputeUser(trx, user.companyId, user.userId)))
+  await eachLimited(users, parallel, (user) =>
+    inTransaction(user, (trx) => recomputeUser(trx, user.companyId, user.userId))
+  )
   log(`  time sheets computed after ${((Date.now() - started) / 1000).toFixed(0)} s`)
   for (const plan of plans) {
     for (const week of SHEET_WEEKS.filter((w) => w < SHEETS.approvedBefore)) {
@@ -338,11 +529,20 @@ async function seedTimeSheets(db: Knex, plans: CompanyPlan[], log: (line: string
         .where({ companyId: plan.id })
         .where('day', '>=', week)
         .where('day', '<=', addDays(week, 6))
-        .update({ status: 'approved', submittedAt: `${monday}T08:00:00.000Z`, submittedFirstAt: `${monday}T08:00:00.000Z`, approvedAt, approvedById: plan.adminUserId, updatedAt: approvedAt })
+        .update({
+          status: 'approved',
+          submittedAt: `${monday}T08:00:00.000Z`,
+          submittedFirstAt: `${monday}T08:00:00.000Z`,
+          approvedAt,
+          approvedById: plan.adminUserId,
+          updatedAt: approvedAt
+        })
     }
   }
   await eachLimited(users, parallel, (user) =>
-    inTransaction(user, (trx) => recompute(trx, user.companyId, user.userId, { days: [], weekStarts: SHEET_WEEKS, months: SHEET_MONTHS }))
+    inTransaction(user, (trx) =>
+      recompute(trx, user.companyId, user.userId, { days: [], weekStarts: SHEET_WEEKS, months: SHEET_MONTHS })
+    )
   )
   // The stored figures must equal a recomputation from scratch (what the service guarantees).
   for (const plan of plans) {
@@ -351,7 +551,10 @@ async function seedTimeSheets(db: Knex, plans: CompanyPlan[], log: (line: string
     try {
       const changed = await recomputeUser(trx, user.companyId, user.userId)
       const count = changed.days.length + changed.weeks.length + changed.months.length
-      if (count > 0) throw new Error(`seeded time sheets of user ${user.userId} are inconsistent: a recomputation changes ${count} rows`)
+      if (count > 0)
+        throw new Error(
+          `seeded time sheets of user ${user.userId} are inconsistent: a recomputation changes ${count} rows`
+        )
     } finally {
       await trx.rollback()
     }
@@ -398,7 +601,12 @@ async function pgSequences(db: Knex) {
   }
 }
 
-export async function ensureSeeded(engine: Engine, scale: Scale, pgBase: string, log: (line: string) => void): Promise<SeedInfo & { url: string }> {
+export async function ensureSeeded(
+  engine: Engine,
+  scale: Scale,
+  pgBase: string,
+  log: (line: string) => void
+): Promise<SeedInfo & { url: string }> {
   fs.mkdirSync(DATA_DIR, { recursive: true })
   const url = databaseUrl(engine, scale.name, pgBase)
   const version = seedVersion(scale)
@@ -410,7 +618,9 @@ export async function ensureSeeded(engine: Engine, scale: Scale, pgBase: string,
     return { ...existing, url }
   }
   await db.destroy()
-  log(`seeding ${scale.name} on ${engine} (${existing ? `version ${existing.version} is outdated` : 'no data set yet'}) ...`)
+  log(
+    `seeding ${scale.name} on ${engine} (${existing ? `version ${existing.version} is outdated` : 'no data set yet'}) ...`
+  )
   if (engine === 'pg') await preparePgDatabase(url, true)
   else removeSqlite(url)
   db = createKnex(url, { max: 4 })
@@ -454,9 +664,33 @@ export async function ensureSeeded(engine: Engine, scale: Scale, pgBase: string,
       scale: scale.name,
       seconds: Math.round((Date.now() - started) / 1000),
       counts,
-      companies: plans.map(({ id, apiKey, adminUserId, timezone, userIds, statusIds, assignmentIds, customerIds, workEntryTypeId, eventIds, draftWeekIds }) => ({
-        id, apiKey, adminUserId, timezone, userIds, statusIds, assignmentIds, customerIds, workEntryTypeId, eventIds, draftWeekIds
-      })),
+      companies: plans.map(
+        ({
+          id,
+          apiKey,
+          adminUserId,
+          timezone,
+          userIds,
+          statusIds,
+          assignmentIds,
+          customerIds,
+          workEntryTypeId,
+          eventIds,
+          draftWeekIds
+        }) => ({
+          id,
+          apiKey,
+          adminUserId,
+          timezone,
+          userIds,
+          statusIds,
+          assignmentIds,
+          customerIds,
+          workEntryTypeId,
+          eventIds,
+          draftWeekIds
+        })
+      ),
       lastDay: LAST_DAY,
       words: WORDS,
       maxIds,
@@ -472,6 +706,16 @@ export async function ensureSeeded(engine: Engine, scale: Scale, pgBase: string,
 }
 
 /** The tables the seed fills (counted in the seed info). */
-export const BENCH_TABLES = ['users', 'customers', 'assignments', 'assignment_events', 'time_entries', 'time_entry_pauses', 'time_sheet_days', 'time_sheet_weeks', 'time_sheet_months']
+export const BENCH_TABLES = [
+  'users',
+  'customers',
+  'assignments',
+  'assignment_events',
+  'time_entries',
+  'time_entry_pauses',
+  'time_sheet_days',
+  'time_sheet_weeks',
+  'time_sheet_months'
+]
 
 export const SEED_PERIOD = { first: FIRST_DAY, last: LAST_DAY, months: MONTHS }

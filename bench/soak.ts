@@ -39,13 +39,23 @@ const HOUR = 3600 * 1000
 async function driver(base: string, keys: string[], concurrency: number, until: number) {
   const tally: Tally = { requests: 0, errors: 0, samples: [], byAction: {} }
 
-  async function call(key: string, action: string, method: string, url: string, expected: number, body?: unknown): Promise<any> {
+  async function call(
+    key: string,
+    action: string,
+    method: string,
+    url: string,
+    expected: number,
+    body?: unknown
+  ): Promise<any> {
     tally.requests++
     tally.byAction[action] = (tally.byAction[action] ?? 0) + 1
     try {
       const res = await fetch(base + url, {
         method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' })
+        },
         body: body === undefined ? undefined : JSON.stringify(body)
       })
       const text = await res.text()
@@ -60,28 +70,67 @@ async function driver(base: string, keys: string[], concurrency: number, until: 
 
   async function client(n: number) {
     const key = keys[n % keys.length]
-    const user = await call(key, 'setup', 'POST', '/v1/users', 201, { fullName: `Soak worker ${n}`, email: `soak-${process.pid}-${n}@example.test` })
-    const gang = await call(key, 'setup', 'POST', '/v1/gangs', 201, { name: `Crew ${n}`, userIds: user ? [user.id] : [] })
+    const user = await call(key, 'setup', 'POST', '/v1/users', 201, {
+      fullName: `Soak worker ${n}`,
+      email: `soak-${process.pid}-${n}@example.test`
+    })
+    const gang = await call(key, 'setup', 'POST', '/v1/gangs', 201, {
+      name: `Crew ${n}`,
+      userIds: user ? [user.id] : []
+    })
     const eventType = (await call(key, 'setup', 'GET', '/v1/assignment-event-types', 200))?.items[0]
-    const entryType = (await call(key, 'setup', 'GET', '/v1/time-entry-types', 200, undefined))?.items.find((t: any) => !t.isUnassigned)
+    const entryType = (await call(key, 'setup', 'GET', '/v1/time-entry-types', 200, undefined))?.items.find(
+      (t: any) => !t.isUnassigned
+    )
     if (!user || !gang || !eventType || !entryType) return
     // Each client books its own user's time, an hour later every round: no overlaps.
     let clock = Date.parse('2026-01-05T06:00:00Z')
     for (let round = 0; Date.now() < until; round++) {
-      const customer = await call(key, 'customer', 'POST', '/v1/customers', 201, { companyName: `Soak ${n}-${round}`, billingAddress: { city: 'Berlin' } })
+      const customer = await call(key, 'customer', 'POST', '/v1/customers', 201, {
+        companyName: `Soak ${n}-${round}`,
+        billingAddress: { city: 'Berlin' }
+      })
       if (!customer) continue
       await call(key, 'read', 'GET', '/v1/customers?size=20&$sort[id]=-1', 200)
       await call(key, 'read', 'GET', `/v1/customers/${customer.id}`, 200)
       await call(key, 'customer', 'PATCH', `/v1/customers/${customer.id}`, 200, { number: `S-${n}-${round}` })
-      const assignment = await call(key, 'assignment', 'POST', '/v1/assignments', 201, { name: `Job ${round}`, customerId: customer.id })
+      const assignment = await call(key, 'assignment', 'POST', '/v1/assignments', 201, {
+        name: `Job ${round}`,
+        customerId: customer.id
+      })
       const startsAt = new Date(clock).toISOString()
       const endsAt = new Date(clock + HOUR / 2).toISOString()
-      const event = assignment && (await call(key, 'event', 'POST', '/v1/assignment-events', 201, { assignmentId: assignment.id, typeId: eventType.id, startsAt, endsAt, assignedUsers: [user.id], assignedGangs: [gang.id], addressDestination: 'customer' }))
+      const event =
+        assignment &&
+        (await call(key, 'event', 'POST', '/v1/assignment-events', 201, {
+          assignmentId: assignment.id,
+          typeId: eventType.id,
+          startsAt,
+          endsAt,
+          assignedUsers: [user.id],
+          assignedGangs: [gang.id],
+          addressDestination: 'customer'
+        }))
       await call(key, 'read', 'GET', `/v1/assignment-events?assignmentId=${assignment?.id ?? 0}`, 200)
       await call(key, 'read', 'GET', `/v1/assignment-events?assignedUserId=${user.id}&size=5`, 200)
-      if (event) await call(key, 'event', 'PATCH', `/v1/assignment-events/${event.id}`, 200, { note: 'on site', completedAt: true })
-      const entry = await call(key, 'time', 'POST', '/v1/time-entries', 201, { userId: user.id, typeId: entryType.id, startsAt, endsAt })
-      await call(key, 'read', 'GET', `/v1/time-entries?userId=${user.id}&startsAt[$gte]=${encodeURIComponent(startsAt)}`, 200)
+      if (event)
+        await call(key, 'event', 'PATCH', `/v1/assignment-events/${event.id}`, 200, {
+          note: 'on site',
+          completedAt: true
+        })
+      const entry = await call(key, 'time', 'POST', '/v1/time-entries', 201, {
+        userId: user.id,
+        typeId: entryType.id,
+        startsAt,
+        endsAt
+      })
+      await call(
+        key,
+        'read',
+        'GET',
+        `/v1/time-entries?userId=${user.id}&startsAt[$gte]=${encodeURIComponent(startsAt)}`,
+        200
+      )
       if (entry) await call(key, 'time', 'PATCH', `/v1/time-entries/${entry.id}`, 200, { note: 'done' })
       if (round % 10 === 0) await call(key, 'read', 'GET', '/v1/assignments/spec', 200)
       // Deleting what the round made keeps the data set (and the lists) the same size.
@@ -161,7 +210,11 @@ async function main() {
     await migrateLatest(db)
     const keys: string[] = []
     for (const country of ['DE', 'IT']) {
-      const created = await createCompany(db, app.get('appSecret'), { name: `Soak ${country}`, country, adminEmail: `soak-admin-${country}-${process.pid}@example.test` })
+      const created = await createCompany(db, app.get('appSecret'), {
+        name: `Soak ${country}`,
+        country,
+        adminEmail: `soak-admin-${country}-${process.pid}@example.test`
+      })
       keys.push(created.apiKey)
     }
     const server = await app.listen(0, '127.0.0.1')
@@ -190,12 +243,16 @@ async function main() {
     const final = median(afterWarmUp.slice(-5))
     const growth = (final - baseline) / baseline
     const seconds = (Date.now() - started) / 1000
-    console.log(`requests: ${tally.requests} (${(tally.requests / seconds).toFixed(0)}/s) ${JSON.stringify(tally.byAction)}`)
+    console.log(
+      `requests: ${tally.requests} (${(tally.requests / seconds).toFixed(0)}/s) ${JSON.stringify(tally.byAction)}`
+    )
     console.log(`errors: ${tally.errors}`)
     for (const sample of tally.samples) console.log(`  ${sample}`)
     const perMinute = samples.filter((_s, i) => i % Math.round(60_000 / SAMPLE_MS) === 0).map((s) => mib(s.heap))
     console.log(`heap each minute: ${perMinute.join(', ')}`)
-    console.log(`heap: ${mib(baseline)} after warm-up → ${mib(final)} at the end: ${(growth * 100).toFixed(1)} % (limit ${MAX_GROWTH * 100} %); rss ${mib(process.memoryUsage().rss)}`)
+    console.log(
+      `heap: ${mib(baseline)} after warm-up → ${mib(final)} at the end: ${(growth * 100).toFixed(1)} % (limit ${MAX_GROWTH * 100} %); rss ${mib(process.memoryUsage().rss)}`
+    )
     exitCode = tally.errors === 0 && growth < MAX_GROWTH ? 0 : 1
     console.log(exitCode === 0 ? 'soak: passed' : 'soak: FAILED')
   } finally {
@@ -207,10 +264,23 @@ async function main() {
 }
 
 if (process.argv.includes('--driver')) {
-  process.once('message', async ({ base, keys, concurrency, until }: { base: string; keys: string[]; concurrency: number; until: number }) => {
-    const tally = await driver(base, keys, concurrency, until)
-    process.send!(tally, () => process.exit(0))
-  })
+  process.once(
+    'message',
+    async ({
+      base,
+      keys,
+      concurrency,
+      until
+    }: {
+      base: string
+      keys: string[]
+      concurrency: number
+      until: number
+    }) => {
+      const tally = await driver(base, keys, concurrency, until)
+      process.send!(tally, () => process.exit(0))
+    }
+  )
 } else {
   main().catch((error) => {
     console.error(error)

@@ -30,10 +30,12 @@ export async function workingCopy(engine: Engine, seed: SeedInfo & { url: string
   try {
     await admin.raw('drop database if exists ?? with (force)', [name(url)])
     // FILE_COPY (PostgreSQL 15+) copies the files after a checkpoint instead of logging every page.
-    await admin.raw('create database ?? template ?? strategy file_copy', [name(url), name(seed.url)]).catch(async (error: Error) => {
-      if (!/strategy/i.test(error.message)) throw error
-      await admin.raw('create database ?? template ??', [name(url), name(seed.url)])
-    })
+    await admin
+      .raw('create database ?? template ?? strategy file_copy', [name(url), name(seed.url)])
+      .catch(async (error: Error) => {
+        if (!/strategy/i.test(error.message)) throw error
+        await admin.raw('create database ?? template ??', [name(url), name(seed.url)])
+      })
   } finally {
     await admin.destroy()
   }

@@ -48,7 +48,18 @@ export async function up(db: Knex) {
     timestampColumn(db, t, 'deactivated_at')
     t.string('external_id', 255)
     auditTimestamps(db, t)
-    filterIndexes(t, 'users', ['role_id', 'role_type', 'full_name', 'email', 'short_name', 'staff_number', 'deactivated_at', 'external_id', 'created_at', 'updated_at'])
+    filterIndexes(t, 'users', [
+      'role_id',
+      'role_type',
+      'full_name',
+      'email',
+      'short_name',
+      'staff_number',
+      'deactivated_at',
+      'external_id',
+      'created_at',
+      'updated_at'
+    ])
   })
 
   await db.schema.createTable('api_keys', (t) => {
@@ -110,28 +121,48 @@ export async function up(db: Knex) {
 
   await catalogue(db, 'assignment_types', (t) => t.string('color', 7), [])
   await catalogue(db, 'assignment_status_types', (t) => t.string('category', 16).notNullable(), [])
-  await catalogue(db, 'assignment_event_types', (t) => {
-    t.string('short_name', 255)
-    t.string('color', 7)
-  }, ['name'])
+  await catalogue(
+    db,
+    'assignment_event_types',
+    (t) => {
+      t.string('short_name', 255)
+      t.string('color', 7)
+    },
+    ['name']
+  )
   await catalogue(db, 'assignment_event_group_types', () => undefined, [])
-  await catalogue(db, 'time_entry_types', (t) => {
-    t.boolean('is_unassigned').notNullable().defaultTo(false)
-    t.integer('event_type_id').references('id').inTable('assignment_event_types')
-    t.string('external_id', 255)
-  }, ['event_type_id', 'name', 'is_unassigned', 'order', 'external_id'])
-  await catalogue(db, 'user_absence_types', (t) => {
-    t.string('color', 7)
-    t.boolean('need_approval').notNullable().defaultTo(false)
-    t.boolean('need_compensation').notNullable().defaultTo(false)
-    t.boolean('count_as_working_time').notNullable().defaultTo(false)
-    t.boolean('is_absence_hourly').notNullable().defaultTo(false)
-  }, [])
-  await catalogue(db, 'upload_categories', (t) => {
-    t.string('color', 7)
-    jsonColumn(db, t, 'role_ids')
-    t.text('additional_properties')
-  }, [])
+  await catalogue(
+    db,
+    'time_entry_types',
+    (t) => {
+      t.boolean('is_unassigned').notNullable().defaultTo(false)
+      t.integer('event_type_id').references('id').inTable('assignment_event_types')
+      t.string('external_id', 255)
+    },
+    ['event_type_id', 'name', 'is_unassigned', 'order', 'external_id']
+  )
+  await catalogue(
+    db,
+    'user_absence_types',
+    (t) => {
+      t.string('color', 7)
+      t.boolean('need_approval').notNullable().defaultTo(false)
+      t.boolean('need_compensation').notNullable().defaultTo(false)
+      t.boolean('count_as_working_time').notNullable().defaultTo(false)
+      t.boolean('is_absence_hourly').notNullable().defaultTo(false)
+    },
+    []
+  )
+  await catalogue(
+    db,
+    'upload_categories',
+    (t) => {
+      t.string('color', 7)
+      jsonColumn(db, t, 'role_ids')
+      t.text('additional_properties')
+    },
+    []
+  )
 
   await db.schema.createTable('api_usage', (t) => {
     t.integer('company_id').notNullable().references('id').inTable('companies').onDelete('CASCADE')
@@ -145,9 +176,22 @@ export async function up(db: Knex) {
 
 export async function down(db: Knex) {
   for (const table of [
-    'api_usage', 'upload_categories', 'user_absence_types', 'time_entry_types', 'assignment_event_group_types',
-    'assignment_event_types', 'assignment_status_types', 'assignment_types', 'gang_users', 'gangs', 'projects',
-    'customers', 'api_keys', 'users', 'roles', 'companies'
+    'api_usage',
+    'upload_categories',
+    'user_absence_types',
+    'time_entry_types',
+    'assignment_event_group_types',
+    'assignment_event_types',
+    'assignment_status_types',
+    'assignment_types',
+    'gang_users',
+    'gangs',
+    'projects',
+    'customers',
+    'api_keys',
+    'users',
+    'roles',
+    'companies'
   ]) {
     await db.schema.dropTableIfExists(table)
   }

@@ -32,7 +32,16 @@ export async function up(db: Knex) {
     t.string('external_id', 255)
     auditTimestamps(db, t)
     filterIndexes(t, 'assignments', [
-      'customer_id', 'project_id', 'type_id', 'responsible_user_id', 'status_id', 'name', 'number', 'external_id', 'created_at', 'updated_at'
+      'customer_id',
+      'project_id',
+      'type_id',
+      'responsible_user_id',
+      'status_id',
+      'name',
+      'number',
+      'external_id',
+      'created_at',
+      'updated_at'
     ])
   })
 
@@ -71,8 +80,19 @@ export async function up(db: Knex) {
     jsonColumn(db, t, 'address_return_to')
     auditTimestamps(db, t)
     filterIndexes(t, 'assignment_events', [
-      'assignment_id', 'type_id', 'group_id', 'name', 'starts_at', 'ends_at', 'completed_at', 'confirmed_at',
-      'is_all_day', 'is_outward', 'external_id', 'created_at', 'updated_at'
+      'assignment_id',
+      'type_id',
+      'group_id',
+      'name',
+      'starts_at',
+      'ends_at',
+      'completed_at',
+      'confirmed_at',
+      'is_all_day',
+      'is_outward',
+      'external_id',
+      'created_at',
+      'updated_at'
     ])
   })
 
@@ -113,8 +133,13 @@ export async function up(db: Knex) {
 
 export async function down(db: Knex) {
   for (const table of [
-    'uploads', 'assignment_event_gangs', 'assignment_event_users', 'assignment_events', 'assignment_event_groups',
-    'assignments', 'assignment_number_sequences'
+    'uploads',
+    'assignment_event_gangs',
+    'assignment_event_users',
+    'assignment_events',
+    'assignment_event_groups',
+    'assignments',
+    'assignment_number_sequences'
   ]) {
     await db.schema.dropTableIfExists(table)
   }

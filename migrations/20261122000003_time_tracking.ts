@@ -10,7 +10,13 @@ import { auditTimestamps, filterIndexes, jsonColumn, tenantTable, timestampColum
  */
 function workingTimeAsShipped(country: string) {
   const week = { monday: 480, tuesday: 480, wednesday: 480, thursday: 480, friday: 480, saturday: 0, sunday: 0 }
-  if (country === 'IT') return { targetMinutes: week, breakRules: [{ afterMinutes: 360, minBreakMinutes: 10 }], maxDailyMinutes: 780, carryOverCapMinutes: null }
+  if (country === 'IT')
+    return {
+      targetMinutes: week,
+      breakRules: [{ afterMinutes: 360, minBreakMinutes: 10 }],
+      maxDailyMinutes: 780,
+      carryOverCapMinutes: null
+    }
   return {
     targetMinutes: week,
     breakRules: [
@@ -32,7 +38,9 @@ export async function up(db: Knex) {
     jsonColumn(db, t, 'working_time')
   })
   for (const company of await db('companies').select('id', 'country')) {
-    await db('companies').where({ id: company.id }).update({ workingTime: JSON.stringify(workingTimeAsShipped(company.country)) })
+    await db('companies')
+      .where({ id: company.id })
+      .update({ workingTime: JSON.stringify(workingTimeAsShipped(company.country)) })
   }
 
   await db.schema.createTable('time_entries', (t) => {
@@ -57,12 +65,25 @@ export async function up(db: Knex) {
     t.string('end_tracking_error', 255)
     t.string('external_id', 255)
     auditTimestamps(db, t)
-    filterIndexes(t, 'time_entries', ['type_id', 'assignment_id', 'event_id', 'event_type_id', 'user_id', 'starts_at', 'ends_at', 'external_id', 'created_at', 'updated_at'])
+    filterIndexes(t, 'time_entries', [
+      'type_id',
+      'assignment_id',
+      'event_id',
+      'event_type_id',
+      'user_id',
+      'starts_at',
+      'ends_at',
+      'external_id',
+      'created_at',
+      'updated_at'
+    ])
     // The overlap check reads a user's entries around an instant.
     t.index(['company_id', 'user_id', 'starts_at'], 'time_entries_company_user_starts_at_idx')
   })
   // At most one running entry per user, even under concurrent writes (the service checks first and answers 409).
-  await db.raw('CREATE UNIQUE INDEX time_entries_one_running_per_user ON time_entries (company_id, user_id) WHERE ends_at IS NULL')
+  await db.raw(
+    'CREATE UNIQUE INDEX time_entries_one_running_per_user ON time_entries (company_id, user_id) WHERE ends_at IS NULL'
+  )
 
   await db.schema.createTable('time_entry_pauses', (t) => {
     tenantTable(db, t)
@@ -93,8 +114,20 @@ export async function up(db: Knex) {
     t.string('external_id', 255)
     auditTimestamps(db, t)
     filterIndexes(t, 'user_absences', [
-      'user_id', 'type_id', 'need_approval_by_id', 'declined_by_id', 'compensated_by_id', 'starts_at', 'ends_at',
-      'requested_at', 'approved_at', 'declined_at', 'status', 'external_id', 'created_at', 'updated_at'
+      'user_id',
+      'type_id',
+      'need_approval_by_id',
+      'declined_by_id',
+      'compensated_by_id',
+      'starts_at',
+      'ends_at',
+      'requested_at',
+      'approved_at',
+      'declined_at',
+      'status',
+      'external_id',
+      'created_at',
+      'updated_at'
     ])
     t.index(['company_id', 'user_id', 'starts_at'], 'user_absences_company_user_starts_at_idx')
   })

@@ -1,5 +1,12 @@
 import type { Knex } from 'knex'
-import { auditTimestamps, dateColumn, filterIndexes, jsonColumn, tenantTable, timestampColumn } from './support/schema-helpers'
+import {
+  auditTimestamps,
+  dateColumn,
+  filterIndexes,
+  jsonColumn,
+  tenantTable,
+  timestampColumn
+} from './support/schema-helpers'
 
 /**
  * Time sheets (CONTRACT §7.4–7.6): one row per user and day, ISO week and month. Every figure is
@@ -59,7 +66,16 @@ export async function up(db: Knex) {
     t.integer('manipulated_by_id').references('id').inTable('users')
     auditTimestamps(db, t)
     t.unique(['company_id', 'user_id', 'day'])
-    filterIndexes(t, 'time_sheet_days', ['user_id', 'day', 'status', 'submitted_at', 'approved_at', 'external_id', 'created_at', 'updated_at'])
+    filterIndexes(t, 'time_sheet_days', [
+      'user_id',
+      'day',
+      'status',
+      'submitted_at',
+      'approved_at',
+      'external_id',
+      'created_at',
+      'updated_at'
+    ])
   })
 
   await db.schema.createTable('time_sheet_weeks', (t) => {

@@ -32,7 +32,13 @@ export async function up(db: Knex) {
     const bind = { remove: [name, name, column, column], add: [name, column, column] }
     await db.raw(`create trigger ?? after insert on ?? begin ${add}; end`, [`${name}_ai`, table, ...bind.add])
     await db.raw(`create trigger ?? after delete on ?? begin ${remove}; end`, [`${name}_ad`, table, ...bind.remove])
-    await db.raw(`create trigger ?? after update of ?? on ?? begin ${remove}; ${add}; end`, [`${name}_au`, column, table, ...bind.remove, ...bind.add])
+    await db.raw(`create trigger ?? after update of ?? on ?? begin ${remove}; ${add}; end`, [
+      `${name}_au`,
+      column,
+      table,
+      ...bind.remove,
+      ...bind.add
+    ])
     await db.raw(`insert into ??(??) values ('rebuild')`, [name, name])
   }
 }

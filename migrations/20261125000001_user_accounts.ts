@@ -10,9 +10,12 @@ import type { Knex } from 'knex'
  * Frozen: plain knex only, no imports from src/.
  */
 const localDay = (instant: unknown, timeZone: string) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(instant as string))
+  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    new Date(instant as string)
+  )
 
-const dayText = (value: unknown) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value).slice(0, 10))
+const dayText = (value: unknown) =>
+  value instanceof Date ? value.toISOString().slice(0, 10) : String(value).slice(0, 10)
 
 export async function up(db: Knex) {
   const pg = db.client.config.client === 'pg'
@@ -21,7 +24,9 @@ export async function up(db: Knex) {
     else t.string('employed_from', 10)
     t.double('opening_balance').notNullable().defaultTo(0)
   })
-  const users = await db('users').join('companies', 'companies.id', 'users.company_id').select('users.id', 'users.created_at', 'companies.timezone')
+  const users = await db('users')
+    .join('companies', 'companies.id', 'users.company_id')
+    .select('users.id', 'users.created_at', 'companies.timezone')
   for (const user of users) {
     const firstMonth = await db('time_sheet_months').where({ user_id: user.id }).min('month as month').first()
     let employedFrom: string
@@ -29,7 +34,9 @@ export async function up(db: Knex) {
     else {
       const entry = await db('time_entries').where({ user_id: user.id }).min('starts_at as at').first()
       const absence = await db('user_absences').where({ user_id: user.id }).min('starts_at as at').first()
-      const days = [user.createdAt ?? user.created_at, entry?.at, absence?.at].filter((at) => at !== null && at !== undefined).map((at) => localDay(at, user.timezone))
+      const days = [user.createdAt ?? user.created_at, entry?.at, absence?.at]
+        .filter((at) => at !== null && at !== undefined)
+        .map((at) => localDay(at, user.timezone))
       employedFrom = days.sort()[0]
     }
     await db('users').where({ id: user.id }).update({ employed_from: employedFrom })

@@ -16,7 +16,8 @@ export async function up(db: Knex) {
   const pg = db.client.config.client === 'pg'
   const date = (t: Knex.CreateTableBuilder, name: string) => (pg ? t.date(name) : t.string(name, 10))
   const document = (t: Knex.CreateTableBuilder, name: string) => (pg ? t.jsonb(name) : t.text(name))
-  const timestamp = (t: Knex.CreateTableBuilder, name: string) => (pg ? t.timestamp(name, { useTz: true, precision: 3 }) : t.string(name, 24))
+  const timestamp = (t: Knex.CreateTableBuilder, name: string) =>
+    pg ? t.timestamp(name, { useTz: true, precision: 3 }) : t.string(name, 24)
 
   await db.schema.createTable('company_working_times', (t) => {
     t.increments('id')
@@ -80,7 +81,9 @@ export async function down(db: Knex) {
       maxDailyMinutes: version.maxDailyMinutes ?? version.max_daily_minutes,
       carryOverCapMinutes: version.carryOverCapMinutes ?? version.carry_over_cap_minutes ?? null
     }
-    await db('companies').where({ id: version.companyId ?? version.company_id }).update({ working_time: JSON.stringify(model) })
+    await db('companies')
+      .where({ id: version.companyId ?? version.company_id })
+      .update({ working_time: JSON.stringify(model) })
   }
   await db.schema.dropTable('user_working_times')
   await db.schema.dropTable('company_working_times')

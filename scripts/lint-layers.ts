@@ -18,7 +18,9 @@ async function main() {
       targets.set(to, [...(targets.get(to) ?? []), `${file} -> ${dep}`])
     }
   }
-  const cycles = stronglyConnected([...edges.keys()], (part) => [...(edges.get(part)?.keys() ?? [])]).filter((parts) => parts.length > 1)
+  const cycles = stronglyConnected([...edges.keys()], (part) => [...(edges.get(part)?.keys() ?? [])]).filter(
+    (parts) => parts.length > 1
+  )
   if (cycles.length === 0) {
     console.log(`layers: ${new Set(Object.keys(graph).map(partOf)).size} parts of src/, no two import each other`)
     return
@@ -29,14 +31,18 @@ async function main() {
     console.error(`parts of src/ that import each other: ${parts.join(', ')}`)
     const seen = new Set<string>()
     for (const start of parts) {
-      const cycle = shortestCycle(start, (part) => [...(edges.get(part)?.keys() ?? [])].filter((to) => parts.includes(to)))
+      const cycle = shortestCycle(start, (part) =>
+        [...(edges.get(part)?.keys() ?? [])].filter((to) => parts.includes(to))
+      )
       const key = [...cycle].sort().join()
       if (seen.has(key)) continue
       seen.add(key)
       console.error(`  ${[...cycle, start].join(' -> ')}`)
       cycle.forEach((from, i) => {
         const imports = edges.get(from)!.get(cycle[(i + 1) % cycle.length])!
-        console.error(`      ${imports.slice(0, 3).join('\n      ')}${imports.length > 3 ? `\n      (+${imports.length - 3} more)` : ''}`)
+        console.error(
+          `      ${imports.slice(0, 3).join('\n      ')}${imports.length > 3 ? `\n      (+${imports.length - 3} more)` : ''}`
+        )
       })
     }
   }

@@ -6,9 +6,13 @@ import { importGraph } from './import-graph'
  */
 async function main() {
   const graph = await importGraph('migrations')
-  const outside = Object.entries(graph).flatMap(([file, deps]) => deps.filter((dep) => !dep.startsWith('migrations/')).map((dep) => `${file} -> ${dep}`))
+  const outside = Object.entries(graph).flatMap(([file, deps]) =>
+    deps.filter((dep) => !dep.startsWith('migrations/')).map((dep) => `${file} -> ${dep}`)
+  )
   if (outside.length > 0) {
-    console.error(`migrations import from outside migrations/ (copy what they need into migrations/support/):\n  ${outside.join('\n  ')}`)
+    console.error(
+      `migrations import from outside migrations/ (copy what they need into migrations/support/):\n  ${outside.join('\n  ')}`
+    )
     process.exit(1)
   }
   console.log(`migrations: ${Object.keys(graph).length} files, no import from outside migrations/`)

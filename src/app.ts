@@ -14,7 +14,11 @@ import { guardPrototypePathSegments, refusePrototypeQueryKeys } from './middlewa
 import { allowOfferedMethods, requireCredentialsToEndSession } from './middleware/methods'
 import { proxyTrust } from './middleware/trust-proxy'
 import { corsFor, requestLog, securityHeaders } from './middleware/security'
-import { budgetOfUnservedRequests, limitFailedAuthentication, rateLimits as createRateLimits } from './middleware/rate-limits'
+import {
+  budgetOfUnservedRequests,
+  limitFailedAuthentication,
+  rateLimits as createRateLimits
+} from './middleware/rate-limits'
 import { limitFailedLogins, recordSocketAddresses } from './middleware/auth-failures'
 import { services } from './services'
 import { settings } from './settings/settings'
@@ -25,9 +29,14 @@ import { docs } from './services/docs/docs'
 import { API_PREFIX } from './resources/register'
 
 /** public/ at the project root, from src/ (tsx) and from lib/src/ (compiled). */
-const PUBLIC_DIR = path.resolve(__dirname, __dirname.includes(`${path.sep}lib${path.sep}`) ? '../../public' : '../public')
+const PUBLIC_DIR = path.resolve(
+  __dirname,
+  __dirname.includes(`${path.sep}lib${path.sep}`) ? '../../public' : '../public'
+)
 
-export type ConfigOverrides = Partial<Omit<Configuration, 'database'>> & { database?: Partial<Configuration['database']> }
+export type ConfigOverrides = Partial<Omit<Configuration, 'database'>> & {
+  database?: Partial<Configuration['database']>
+}
 
 /**
  * Builds the application: koa + Feathers, REST and socket.io on one port, every /v1 service.
@@ -38,7 +47,10 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.configure(configuration(configurationValidator))
   for (const [key, value] of Object.entries(overrides)) {
     const current = app.get(key as any)
-    app.set(key as any, current && typeof current === 'object' && !Array.isArray(current) ? { ...current, ...(value as object) } : value)
+    app.set(
+      key as any,
+      current && typeof current === 'object' && !Array.isArray(current) ? { ...current, ...(value as object) } : value
+    )
   }
 
   const logger = createLogger(app.get('logLevel'))
@@ -59,7 +71,11 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.set('proxyTrust' as any, trust)
   // Counters in Redis (REDIS_URL), else in the cluster primary (WEB_CONCURRENCY > 1), else here;
   // SYNC_KEY namespaces them like the events, so deployments sharing a Redis never mix counts.
-  const limits = createRateLimits(rateLimit, { redisUrl: app.get('redisUrl'), namespace: app.get('syncKey') || 'crewclock', logger })
+  const limits = createRateLimits(rateLimit, {
+    redisUrl: app.get('redisUrl'),
+    namespace: app.get('syncKey') || 'crewclock',
+    logger
+  })
   app.set('rateLimits' as any, limits)
   app.set('keyBudget' as any, limits.keyBudget)
   app.use(requestLog(logger))
@@ -98,14 +114,32 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.use(requireJsonBody)
   app.use(acceptContentEncoding)
   // Every JSON media type the body check accepts (`application/json`, `application/merge-patch+json`, ...) is parsed as JSON.
-  app.use(bodyParser({ jsonLimit: '1mb', jsonStrict: true, jsonTypes: ['application/json', '+json'], multipart: false, urlencoded: false, text: false, onError: (error: Error) => { throw error } } as any))
+  app.use(
+    bodyParser({
+      jsonLimit: '1mb',
+      jsonStrict: true,
+      jsonTypes: ['application/json', '+json'],
+      multipart: false,
+      urlencoded: false,
+      text: false,
+      onError: (error: Error) => {
+        throw error
+      }
+    } as any)
+  )
   app.configure(rest())
   // connectTimeout: a connection that never even joins the namespace is closed by the same deadline as one that never authenticates.
   app.configure(
-    socketio({ cors: { origin: corsConfig.origins.length ? corsConfig.origins : false }, connectTimeout: app.get('security').socketAuthTimeoutMs }, (io) => {
-      recordSocketAddresses(trust)(io)
-      trackSockets(app)(io)
-    })
+    socketio(
+      {
+        cors: { origin: corsConfig.origins.length ? corsConfig.origins : false },
+        connectTimeout: app.get('security').socketAuthTimeoutMs
+      },
+      (io) => {
+        recordSocketAddresses(trust)(io)
+        trackSockets(app)(io)
+      }
+    )
   )
   app.configure(authentication)
   app.service('authentication').hooks({ before: { remove: [requireCredentialsToEndSession] } })

@@ -27,7 +27,9 @@ function keyScopes(app: Application) {
 
 /** The sockets of `channel` whose key can read the collection of the event's service path. */
 export const readersOf = (channel: Channel, path: string | undefined) =>
-  channel.filter((connection: KeyedConnection) => !!path && allows(connection.apiKeyScopes ?? [], collectionOf(path), 'read'))
+  channel.filter(
+    (connection: KeyedConnection) => !!path && allows(connection.apiKeyScopes ?? [], collectionOf(path), 'read')
+  )
 
 // ------------------------------------------------------------------------------------------------
 
@@ -88,7 +90,11 @@ function watchRevocations(app: Application, intervalMs: number) {
       const now = new Date().toISOString()
       const revoked = await db('api_keys').select('id').where('revokedAt', '>=', since)
       since = now
-      if (revoked.length) disconnectApiKeys(app, revoked.map((row) => Number(row.id)))
+      if (revoked.length)
+        disconnectApiKeys(
+          app,
+          revoked.map((row) => Number(row.id))
+        )
     } catch {
       // The database may be briefly unreachable; the next round tries again.
     } finally {

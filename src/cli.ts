@@ -40,13 +40,25 @@ const print = (opts: Out, value: Record<string, unknown> | unknown[], text: stri
 }
 
 const fail = (message: string, opts: Out = {}, details?: Record<string, string>): never => {
-  if (opts.json) process.stdout.write(JSON.stringify({ error: message, ...(details ? { validationErrors: details } : {}) }) + '\n')
-  else process.stderr.write(`crewclock: ${message}${details ? '\n' + Object.entries(details).map(([k, v]) => `  --${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} ${v}`).join('\n') : ''}\n`)
+  if (opts.json)
+    process.stdout.write(JSON.stringify({ error: message, ...(details ? { validationErrors: details } : {}) }) + '\n')
+  else
+    process.stderr.write(
+      `crewclock: ${message}${
+        details
+          ? '\n' +
+            Object.entries(details)
+              .map(([k, v]) => `  --${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} ${v}`)
+              .join('\n')
+          : ''
+      }\n`
+    )
   process.exit(EXIT.refused)
 }
 
 const positiveInt = (value: string) => {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2147483647) throw new InvalidArgumentError('It must be a positive integer.')
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2147483647)
+    throw new InvalidArgumentError('It must be a positive integer.')
   return Number(value)
 }
 
@@ -62,7 +74,8 @@ const collect = (value: string, previous: string[]) => [...previous, value]
 
 /** HTTP-style failures of the account functions (400 with field errors, 404, 409) as CLI errors. */
 function failWith(error: any, opts: Out): never {
-  if (typeof error?.code === 'number' && error.code >= 400 && error.code < 500) return fail(error.message, opts, error.data?.validationErrors)
+  if (typeof error?.code === 'number' && error.code >= 400 && error.code < 500)
+    return fail(error.message, opts, error.data?.validationErrors)
   throw error
 }
 
@@ -186,7 +199,9 @@ export function buildCli() {
   // Set before any subcommand is added: subcommands copy these settings when they are created.
   program
     .name('crewclock')
-    .description('crewclock: work-order and time-tracking API. Configuration comes from config/ and the environment (DATABASE_URL, PORT, ...).')
+    .description(
+      'crewclock: work-order and time-tracking API. Configuration comes from config/ and the environment (DATABASE_URL, PORT, ...).'
+    )
     .showHelpAfterError()
     .configureHelp({ optionDescription })
     // commander exits 1 on a usage error; here 1 means unexpected, so a usage error is a refusal (2).
@@ -201,7 +216,11 @@ export function buildCli() {
     .option('--json', 'machine-readable output')
     .action(async (opts: Out) => {
       const applied = await withDatabase((db) => migrateDatabase(db), { migrate: false })
-      print(opts, { applied }, applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'database is up to date')
+      print(
+        opts,
+        { applied },
+        applied.length ? `applied ${applied.length} migration(s): ${applied.join(', ')}` : 'database is up to date'
+      )
     })
 
   const company = program.command('company').description('manage companies')
@@ -213,38 +232,70 @@ export function buildCli() {
     .option('--timezone <iana>', 'IANA timezone (default by country: DE Europe/Berlin, IT Europe/Rome)')
     .requiredOption('--admin-email <email>', 'email of the admin user')
     .addOption(
-      new Option('--admin-password <password>', 'password of the admin user (settings page login, at least 8 characters); without it or --admin-password-stdin a strong one is generated and printed once').conflicts(
-        'adminPasswordStdin'
-      )
+      new Option(
+        '--admin-password <password>',
+        'password of the admin user (settings page login, at least 8 characters); without it or --admin-password-stdin a strong one is generated and printed once'
+      ).conflicts('adminPasswordStdin')
     )
-    .option('--admin-password-stdin', 'read the admin password from standard input instead (kept out of the process list and shell history)')
+    .option(
+      '--admin-password-stdin',
+      'read the admin password from standard input instead (kept out of the process list and shell history)'
+    )
     .option('--admin-name <name>', 'full name of the admin user', 'Administrator')
-    .option('--json', 'print exactly one JSON object: {"companyId","adminUserId","apiKey"}, plus "adminPassword" when it was generated')
-    .action(async (opts: Out & { name: string; country: string; timezone?: string; adminEmail: string; adminPassword?: string; adminPasswordStdin?: boolean; adminName: string }) => {
-      const { adminPasswordStdin, json: _json, ...given } = opts
-      const generated = given.adminPassword === undefined && !adminPasswordStdin
-      const adminPassword = adminPasswordStdin ? await readPasswordFromStdin() : generated ? crypto.randomBytes(18).toString('base64url') : given.adminPassword!
-      const input = { ...given, country: countryCodeOf(given.country) ?? given.country, adminPassword }
-      const errors = load.companies().validateCompanyInput(input)
-      const passwordProblem = load.accounts().passwordError(adminPassword)
-      if (passwordProblem) errors.adminPassword = passwordProblem
-      if (Object.keys(errors).length) fail('invalid company', opts, errors)
-      const result = await withDatabase(async (db, app) => {
-        const taken = await db('users').where({ emailNormalized: input.adminEmail.trim().toLowerCase() }).first()
-        if (taken) fail('a user with this email already exists', opts, { adminEmail: 'already exists' })
-        return load.companies().createCompany(db, app.get('appSecret'), input)
-      })
-      print(
-        opts,
-        { companyId: result.companyId, adminUserId: result.adminUserId, apiKey: result.apiKey, ...(generated ? { adminPassword } : {}) },
-        [
-          `company ${result.companyId} created`,
-          `admin user: ${result.adminUserId}`,
-          `API key: ${result.apiKey}`,
-          ...(generated ? [`admin password: ${adminPassword}  (generated, shown only now; change it with \`crewclock user set-password\`)`] : [])
-        ].join('\n')
-      )
-    })
+    .option(
+      '--json',
+      'print exactly one JSON object: {"companyId","adminUserId","apiKey"}, plus "adminPassword" when it was generated'
+    )
+    .action(
+      async (
+        opts: Out & {
+          name: string
+          country: string
+          timezone?: string
+          adminEmail: string
+          adminPassword?: string
+          adminPasswordStdin?: boolean
+          adminName: string
+        }
+      ) => {
+        const { adminPasswordStdin, json: _json, ...given } = opts
+        const generated = given.adminPassword === undefined && !adminPasswordStdin
+        const adminPassword = adminPasswordStdin
+          ? await readPasswordFromStdin()
+          : generated
+            ? crypto.randomBytes(18).toString('base64url')
+            : given.adminPassword!
+        const input = { ...given, country: countryCodeOf(given.country) ?? given.country, adminPassword }
+        const errors = load.companies().validateCompanyInput(input)
+        const passwordProblem = load.accounts().passwordError(adminPassword)
+        if (passwordProblem) errors.adminPassword = passwordProblem
+        if (Object.keys(errors).length) fail('invalid company', opts, errors)
+        const result = await withDatabase(async (db, app) => {
+          const taken = await db('users').where({ emailNormalized: input.adminEmail.trim().toLowerCase() }).first()
+          if (taken) fail('a user with this email already exists', opts, { adminEmail: 'already exists' })
+          return load.companies().createCompany(db, app.get('appSecret'), input)
+        })
+        print(
+          opts,
+          {
+            companyId: result.companyId,
+            adminUserId: result.adminUserId,
+            apiKey: result.apiKey,
+            ...(generated ? { adminPassword } : {})
+          },
+          [
+            `company ${result.companyId} created`,
+            `admin user: ${result.adminUserId}`,
+            `API key: ${result.apiKey}`,
+            ...(generated
+              ? [
+                  `admin password: ${adminPassword}  (generated, shown only now; change it with \`crewclock user set-password\`)`
+                ]
+              : [])
+          ].join('\n')
+        )
+      }
+    )
 
   const key = program.command('key').description('manage API keys')
   key
@@ -253,7 +304,10 @@ export function buildCli() {
     .addOption(new Option('--company <id>', 'company id').argParser(positiveInt).makeOptionMandatory())
     .option('--name <name>', 'a label for the key')
     .addOption(
-      new Option('--scope <scope>', 'what the key may do, repeatable: <collection>:read or <collection>:write, * for every collection')
+      new Option(
+        '--scope <scope>',
+        'what the key may do, repeatable: <collection>:read or <collection>:write, * for every collection'
+      )
         .argParser(collect)
         .default([], '*:write')
     )
@@ -264,15 +318,31 @@ export function buildCli() {
         if (scopes) {
           const { scopeErrors, scopeCollections } = load.scopes()
           const errors = scopeErrors(scopes, scopeCollections(app.get('registry').resources))
-          const named = Object.entries(errors).map(([path, message]) => `"${scopes[Number(path.split('.')[1])]}" ${message}`)
+          const named = Object.entries(errors).map(
+            ([path, message]) => `"${scopes[Number(path.split('.')[1])]}" ${message}`
+          )
           if (named.length) fail(`invalid --scope: ${named.join('; ')}`, opts, opts.json ? errors : undefined)
         }
-        const admin = await db('users').join('roles', 'roles.id', 'users.roleId').where({ 'users.companyId': opts.company, 'roles.type': 'admin' }).whereNull('users.deactivatedAt').orderBy('users.id').first('users.id')
+        const admin = await db('users')
+          .join('roles', 'roles.id', 'users.roleId')
+          .where({ 'users.companyId': opts.company, 'roles.type': 'admin' })
+          .whereNull('users.deactivatedAt')
+          .orderBy('users.id')
+          .first('users.id')
         if (!admin) fail(`company ${opts.company} does not exist or has no active admin user`, opts)
-        const key = await load.apiKeys().createApiKey(db, app.get('appSecret'), { companyId: opts.company, userId: admin.id, name: opts.name, scopes })
+        const key = await load.apiKeys().createApiKey(db, app.get('appSecret'), {
+          companyId: opts.company,
+          userId: admin.id,
+          name: opts.name,
+          scopes
+        })
         return { ...key, scopes: load.scopes().normalizeScopes(scopes ?? load.scopes().DEFAULT_SCOPES) }
       })
-      print(opts, { keyId: created.id, apiKey: created.key, scopes: created.scopes }, `key ${created.id}: ${created.key}\nscopes: ${created.scopes.join(' ')}`)
+      print(
+        opts,
+        { keyId: created.id, apiKey: created.key, scopes: created.scopes },
+        `key ${created.id}: ${created.key}\nscopes: ${created.scopes.join(' ')}`
+      )
     })
   key
     .command('list')
@@ -281,7 +351,16 @@ export function buildCli() {
     .option('--json', 'machine-readable output')
     .action(async (opts: Out & { company: number }) => {
       const keys = await withDatabase((db) => load.apiKeys().listApiKeys(db, opts.company))
-      print(opts, keys, keys.map((k) => `${k.id}\t${k.maskedKey}\t${k.name ?? ''}\t${k.scopes.join(',')}\t${k.revokedAt ? 'revoked ' + k.revokedAt : 'active'}`).join('\n') || 'no keys')
+      print(
+        opts,
+        keys,
+        keys
+          .map(
+            (k) =>
+              `${k.id}\t${k.maskedKey}\t${k.name ?? ''}\t${k.scopes.join(',')}\t${k.revokedAt ? 'revoked ' + k.revokedAt : 'active'}`
+          )
+          .join('\n') || 'no keys'
+      )
     })
   key
     .command('revoke')
@@ -294,31 +373,59 @@ export function buildCli() {
       print(opts, { keyId: opts.keyId, revoked: true }, `key ${opts.keyId} revoked`)
     })
 
-  const user = program.command('user').description('manage users: administrators are managed here or on the settings page, never with an API key')
+  const user = program
+    .command('user')
+    .description('manage users: administrators are managed here or on the settings page, never with an API key')
   user
     .command('create')
-    .description('create a user of a company; an administrator needs a password (--password-stdin) to sign in to the settings page')
+    .description(
+      'create a user of a company; an administrator needs a password (--password-stdin) to sign in to the settings page'
+    )
     .addOption(new Option('--company <id>', 'company id').argParser(positiveInt).makeOptionMandatory())
     .requiredOption('--email <email>', 'email address (the login; unique across all companies)')
     .requiredOption('--full-name <name>', 'full name')
     .addOption(new Option('--role <type>', 'role type').choices([...ROLE_TYPES]).makeOptionMandatory())
-    .option('--password-stdin', 'read the password (at least 8 characters) from standard input, e.g. `printf %s "$PW" | crewclock user create ...`')
+    .option(
+      '--password-stdin',
+      'read the password (at least 8 characters) from standard input, e.g. `printf %s "$PW" | crewclock user create ...`'
+    )
     .option('--json', 'print exactly one JSON object: {"userId","companyId","email","roleType"}')
-    .action(async (opts: Out & { company: number; email: string; fullName: string; role: RoleType; passwordStdin?: boolean }) => {
-      if (opts.role === 'admin' && !opts.passwordStdin) fail('an administrator needs a password to sign in: pipe it in with --password-stdin', opts, { passwordStdin: 'is required for --role admin' })
-      const password = opts.passwordStdin ? await readPasswordFromStdin() : null
-      const input = { email: opts.email, fullName: opts.fullName, roleType: opts.role, password }
-      const errors = load.accounts().accountErrors(input)
-      if (Object.keys(errors).length) fail('invalid user', opts, errors)
-      const userId = await withDatabase((db) => load.accounts().createAccount(db, { companyId: opts.company, ...input }).catch((error) => failWith(error, opts)))
-      print(opts, { userId, companyId: opts.company, email: opts.email, roleType: opts.role }, `user ${userId} (${opts.role}) created in company ${opts.company}`)
-    })
+    .action(
+      async (
+        opts: Out & { company: number; email: string; fullName: string; role: RoleType; passwordStdin?: boolean }
+      ) => {
+        if (opts.role === 'admin' && !opts.passwordStdin)
+          fail('an administrator needs a password to sign in: pipe it in with --password-stdin', opts, {
+            passwordStdin: 'is required for --role admin'
+          })
+        const password = opts.passwordStdin ? await readPasswordFromStdin() : null
+        const input = { email: opts.email, fullName: opts.fullName, roleType: opts.role, password }
+        const errors = load.accounts().accountErrors(input)
+        if (Object.keys(errors).length) fail('invalid user', opts, errors)
+        const userId = await withDatabase((db) =>
+          load
+            .accounts()
+            .createAccount(db, { companyId: opts.company, ...input })
+            .catch((error) => failWith(error, opts))
+        )
+        print(
+          opts,
+          { userId, companyId: opts.company, email: opts.email, roleType: opts.role },
+          `user ${userId} (${opts.role}) created in company ${opts.company}`
+        )
+      }
+    )
   user
     .command('set-password')
     .description("set a user's password (read from standard input); ends the user's settings-page sessions")
     .requiredOption('--email <email>', 'email address of the user')
     // Required: a password is never taken from the command line (process list, shell history).
-    .addOption(new Option('--password-stdin', 'read the new password (at least 8 characters) from standard input').makeOptionMandatory())
+    .addOption(
+      new Option(
+        '--password-stdin',
+        'read the new password (at least 8 characters) from standard input'
+      ).makeOptionMandatory()
+    )
     .option('--json', 'print exactly one JSON object: {"userId","passwordSet":true}')
     .action(async (opts: Out & { email: string; passwordStdin?: boolean }) => {
       const password = await readPasswordFromStdin()
@@ -334,14 +441,19 @@ export function buildCli() {
     })
   user
     .command('deactivate')
-    .description('deactivate a user: they sign in to nothing and their API keys stop working; never the last active admin of a company')
+    .description(
+      'deactivate a user: they sign in to nothing and their API keys stop working; never the last active admin of a company'
+    )
     .requiredOption('--email <email>', 'email address of the user')
     .option('--json', 'print exactly one JSON object: {"userId","deactivatedAt"}')
     .action(async (opts: Out & { email: string }) => {
       const row = await withDatabase(async (db) => {
         const found = await load.accounts().findUserByEmail(db, opts.email)
         if (!found) fail(`no user with email ${opts.email}`, opts)
-        await load.accounts().deactivateAccount(db, found.companyId, found.id).catch((error) => failWith(error, opts))
+        await load
+          .accounts()
+          .deactivateAccount(db, found.companyId, found.id)
+          .catch((error) => failWith(error, opts))
         return db('users').where({ id: found.id }).first('id', 'deactivatedAt')
       })
       const deactivatedAt = new Date(row.deactivatedAt).toISOString()

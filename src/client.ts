@@ -28,7 +28,11 @@ import type { userWorkingTimeResource } from './services/user-working-times/user
 import type { userResource } from './services/users/users.schema'
 
 /** The result, create and patch types of a declared resource. */
-type TypesOf<R> = R extends { types?: infer X } ? (NonNullable<X> extends { result: unknown; data: unknown; patch: unknown } ? NonNullable<X> : never) : never
+type TypesOf<R> = R extends { types?: infer X }
+  ? NonNullable<X> extends { result: unknown; data: unknown; patch: unknown }
+    ? NonNullable<X>
+    : never
+  : never
 
 export interface ListEnvelope<T> {
   page: number

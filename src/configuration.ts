@@ -20,7 +20,11 @@ export const configurationSchema = Type.Object(
       statementTimeoutMs: Type.Integer({ minimum: 1 }),
       acquireTimeoutMs: Type.Integer({ minimum: 1 })
     }),
-    uploads: Type.Object({ dir: Type.String(), maxBytes: Type.Number({ minimum: 1 }), urlTtlSeconds: Type.Number({ minimum: 1 }) }),
+    uploads: Type.Object({
+      dir: Type.String(),
+      maxBytes: Type.Number({ minimum: 1 }),
+      urlTtlSeconds: Type.Number({ minimum: 1 })
+    }),
     demo: Type.Object({ enabled: Type.Boolean() }),
     security: Type.Object({
       cors: Type.Object({ origins: Type.Array(Type.String()) }),

@@ -16,9 +16,11 @@ forEachDatabase('admin boundary', (suite) => {
   const rolesOf = async (company: TestCompany): Promise<Record<string, number>> =>
     Object.fromEntries((await company.api.get('/v1/roles')).body.items.map((r: any) => [r.type, r.id]))
 
-  const emailOf = async (userId: number) => (await suite.server().knex('users').where({ id: userId }).first('email')).email as string
+  const emailOf = async (userId: number) =>
+    (await suite.server().knex('users').where({ id: userId }).first('email')).email as string
 
-  const login = (address: string, password: string) => suite.server().http.post('/authentication', { strategy: 'local', email: address, password })
+  const login = (address: string, password: string) =>
+    suite.server().http.post('/authentication', { strategy: 'local', email: address, password })
 
   /** Signs in as the settings page does; the client sends the token. */
   async function settingsLogin(address: string, password = PASSWORD) {
@@ -48,7 +50,12 @@ forEachDatabase('admin boundary', (suite) => {
 
     it('POST /v1/users with the admin role → 403, and no user is created', async () => {
       const address = email('mallory')
-      const res = await a.api.post('/v1/users', { fullName: 'Mallory', email: address, roleId: roles.admin, password: 'mallory password' })
+      const res = await a.api.post('/v1/users', {
+        fullName: 'Mallory',
+        email: address,
+        roleId: roles.admin,
+        password: 'mallory password'
+      })
       assertForbidden(res, /cannot create an administrator/)
       assert.deepEqual(res.body.data, { reason: 'admin-account', fields: ['roleId'] })
       assert.equal((await a.api.get('/v1/users', { email: address })).body.total, 0)
@@ -56,12 +63,25 @@ forEachDatabase('admin boundary', (suite) => {
     })
 
     it("PATCH a worker's roleId to the admin role → 403; an admin's roleId to worker → 403; both unchanged", async () => {
-      const worker = await a.api.post('/v1/users', { fullName: 'Will Worker', email: email('will'), password: 'worker password' })
+      const worker = await a.api.post('/v1/users', {
+        fullName: 'Will Worker',
+        email: email('will'),
+        password: 'worker password'
+      })
       assert.equal(worker.status, 201)
-      assertForbidden(await a.api.patch(`/v1/users/${worker.body.id}`, { roleId: roles.admin }), /cannot make a user an administrator/)
+      assertForbidden(
+        await a.api.patch(`/v1/users/${worker.body.id}`, { roleId: roles.admin }),
+        /cannot make a user an administrator/
+      )
       assert.equal((await a.api.get(`/v1/users/${worker.body.id}`)).body.roleType, 'worker')
-      assertForbidden(await a.api.patch(`/v1/users/${a.adminUserId}`, { roleId: roles.worker }), /cannot change the role of an administrator/)
-      assertForbidden(await a.api.patch(`/v1/users/${a.adminUserId}`, { roleId: roles.office, fullName: 'Demoted' }), /role of an administrator/)
+      assertForbidden(
+        await a.api.patch(`/v1/users/${a.adminUserId}`, { roleId: roles.worker }),
+        /cannot change the role of an administrator/
+      )
+      assertForbidden(
+        await a.api.patch(`/v1/users/${a.adminUserId}`, { roleId: roles.office, fullName: 'Demoted' }),
+        /role of an administrator/
+      )
       const admin = (await a.api.get(`/v1/users/${a.adminUserId}`)).body
       assert.equal(admin.roleType, 'admin')
       assert.notEqual(admin.fullName, 'Demoted')
@@ -77,7 +97,8 @@ forEachDatabase('admin boundary', (suite) => {
         [{ deactivatedAt: '2026-11-22T08:00:00Z' }, /deactivatedAt/],
         [{ fullName: 'Innocent', password: 'taken over!' }, /password/]
       ]
-      for (const [body, pattern] of attempts) assertForbidden(await a.api.patch(`/v1/users/${a.adminUserId}`, body), pattern)
+      for (const [body, pattern] of attempts)
+        assertForbidden(await a.api.patch(`/v1/users/${a.adminUserId}`, body), pattern)
       const after = (await a.api.get(`/v1/users/${a.adminUserId}`)).body
       assert.deepEqual(after, before)
       assert.equal((await login(adminEmail, 'taken over!')).status, 401)
@@ -85,12 +106,31 @@ forEachDatabase('admin boundary', (suite) => {
     })
 
     it('a key still edits what is not an admin account: an admin’s name, unchanged values, non-admins’ passwords', async () => {
-      const renamed = await a.api.patch(`/v1/users/${a.adminUserId}`, { fullName: 'Renamed Admin', email: adminEmail, deactivatedAt: null, roleId: roles.admin })
+      const renamed = await a.api.patch(`/v1/users/${a.adminUserId}`, {
+        fullName: 'Renamed Admin',
+        email: adminEmail,
+        deactivatedAt: null,
+        roleId: roles.admin
+      })
       assert.equal(renamed.status, 200, renamed.text)
       assert.equal(renamed.body.fullName, 'Renamed Admin')
-      const office = await a.api.post('/v1/users', { fullName: 'Olga Office', email: email('olga'), roleId: roles.office, password: 'office password' })
+      const office = await a.api.post('/v1/users', {
+        fullName: 'Olga Office',
+        email: email('olga'),
+        roleId: roles.office,
+        password: 'office password'
+      })
       assert.equal(office.status, 201)
-      assert.equal((await a.api.patch(`/v1/users/${office.body.id}`, { password: 'new office password', email: email('olga2'), deactivatedAt: '2026-11-22T08:00:00Z' })).status, 200)
+      assert.equal(
+        (
+          await a.api.patch(`/v1/users/${office.body.id}`, {
+            password: 'new office password',
+            email: email('olga2'),
+            deactivatedAt: '2026-11-22T08:00:00Z'
+          })
+        ).status,
+        200
+      )
       assert.equal((await a.api.patch(`/v1/users/${office.body.id}`, { roleId: roles.worker })).status, 200)
     })
 
@@ -101,7 +141,13 @@ forEachDatabase('admin boundary', (suite) => {
         const users = client.service('v1/users')
         const address = email('socket-mallory')
         const attempts = [
-          () => users.create({ fullName: 'Socket Mallory', email: address, roleId: roles.admin, password: 'mallory password' }),
+          () =>
+            users.create({
+              fullName: 'Socket Mallory',
+              email: address,
+              roleId: roles.admin,
+              password: 'mallory password'
+            }),
           () => users.patch(a.adminUserId, { password: 'socket takeover' }),
           () => users.patch(a.adminUserId, { roleId: roles.worker })
         ]
@@ -144,13 +190,28 @@ forEachDatabase('admin boundary', (suite) => {
       const res = await admin.get('/settings/admins')
       assert.equal(res.status, 200)
       assert.equal(res.body.length, 1)
-      assert.deepEqual(Object.keys(res.body[0]).sort(), ['createdAt', 'deactivatedAt', 'email', 'fullName', 'id', 'isCurrentUser'])
+      assert.deepEqual(Object.keys(res.body[0]).sort(), [
+        'createdAt',
+        'deactivatedAt',
+        'email',
+        'fullName',
+        'id',
+        'isCurrentUser'
+      ])
       assert.equal(res.body[0].id, a.adminUserId)
       assert.equal(res.body[0].isCurrentUser, true)
       assert.doesNotMatch(res.text, /password|\$2[aby]\$/i)
       assert.ok(!res.body.some((u: any) => u.id === b.adminUserId))
       assert.equal((await admin.delete(`/settings/admins/${b.adminUserId}`)).status, 404)
-      assert.equal((await admin.patch(`/settings/admins/${b.adminUserId}`, { currentPassword: PASSWORD, password: 'b taken over' })).status, 404)
+      assert.equal(
+        (
+          await admin.patch(`/settings/admins/${b.adminUserId}`, {
+            currentPassword: PASSWORD,
+            password: 'b taken over'
+          })
+        ).status,
+        404
+      )
       assert.equal((await login(await emailOf(b.adminUserId), PASSWORD)).status, 201, "B's admin is untouched")
       assert.equal((await admin.get(`/settings/admins?page=1`)).status, 400)
     })
@@ -159,7 +220,11 @@ forEachDatabase('admin boundary', (suite) => {
       const a = await suite.company({ adminPassword: PASSWORD })
       const admin = await settingsLogin(await emailOf(a.adminUserId))
       const address = email('second-admin')
-      const created = await admin.post('/settings/admins', { email: address, fullName: 'Second Admin', password: 'second password' })
+      const created = await admin.post('/settings/admins', {
+        email: address,
+        fullName: 'Second Admin',
+        password: 'second password'
+      })
       assert.equal(created.status, 201, created.text)
       assert.equal(created.body.email, address)
       assert.equal(created.body.isCurrentUser, false)
@@ -180,7 +245,11 @@ forEachDatabase('admin boundary', (suite) => {
         assert.equal(res.status, 400, JSON.stringify(body))
         assert.ok(res.body.data.validationErrors[field], `${JSON.stringify(body)}: ${res.text}`)
       }
-      const taken = await admin.post('/settings/admins', { email: address.toUpperCase(), fullName: 'Dup', password: 'long enough' })
+      const taken = await admin.post('/settings/admins', {
+        email: address.toUpperCase(),
+        fullName: 'Dup',
+        password: 'long enough'
+      })
       assert.equal(taken.status, 409)
       assert.deepEqual(taken.body.data.validationErrors, { email: 'already exists' })
       assert.equal((await admin.get('/settings/admins')).body.length, 2)
@@ -190,7 +259,11 @@ forEachDatabase('admin boundary', (suite) => {
       const a = await suite.company({ adminPassword: PASSWORD })
       const first = await settingsLogin(await emailOf(a.adminUserId))
       const address = email('leaving-admin')
-      const created = await first.post('/settings/admins', { email: address, fullName: 'Leaving Admin', password: 'leaving password' })
+      const created = await first.post('/settings/admins', {
+        email: address,
+        fullName: 'Leaving Admin',
+        password: 'leaving password'
+      })
       const leaving = await settingsLogin(address, 'leaving password')
       const leavingKey = await leaving.post('/settings/api-keys', { name: 'of the leaving admin' })
       assert.equal(leavingKey.status, 201)
@@ -207,7 +280,11 @@ forEachDatabase('admin boundary', (suite) => {
       // Reactivated by hand (nothing offers it): the session that deactivation ended stays ended.
       await suite.server().knex('users').where({ id: created.body.id }).update({ deactivatedAt: null })
       assert.equal((await leaving.get('/settings/company')).status, 401)
-      await suite.server().knex('users').where({ id: created.body.id }).update({ deactivatedAt: new Date().toISOString() })
+      await suite
+        .server()
+        .knex('users')
+        .where({ id: created.body.id })
+        .update({ deactivatedAt: new Date().toISOString() })
 
       const last = await first.delete(`/settings/admins/${a.adminUserId}`)
       assert.equal(last.status, 409)
@@ -221,12 +298,23 @@ forEachDatabase('admin boundary', (suite) => {
       const a = await suite.company({ adminPassword: PASSWORD })
       const first = await settingsLogin(await emailOf(a.adminUserId))
       const address = email('rival-admin')
-      const rival = await first.post('/settings/admins', { email: address, fullName: 'Rival Admin', password: 'rival password' })
+      const rival = await first.post('/settings/admins', {
+        email: address,
+        fullName: 'Rival Admin',
+        password: 'rival password'
+      })
       const second = await settingsLogin(address, 'rival password')
-      const results = await Promise.all([first.delete(`/settings/admins/${rival.body.id}`), second.delete(`/settings/admins/${a.adminUserId}`)])
+      const results = await Promise.all([
+        first.delete(`/settings/admins/${rival.body.id}`),
+        second.delete(`/settings/admins/${a.adminUserId}`)
+      ])
       // The loser answers 409 (last admin) or 401 (its session ended first), depending on the order.
       assert.equal(results.filter((res) => res.status === 204).length, 1, results.map((res) => res.text).join(' | '))
-      const active = await suite.server().knex('users').where({ companyId: a.id, roleType: 'admin' }).whereNull('deactivatedAt')
+      const active = await suite
+        .server()
+        .knex('users')
+        .where({ companyId: a.id, roleType: 'admin' })
+        .whereNull('deactivatedAt')
       assert.equal(active.length, 1)
     })
 
@@ -247,20 +335,36 @@ forEachDatabase('admin boundary', (suite) => {
       const address = await emailOf(a.adminUserId)
       const admin = await settingsLogin(address)
       const otherTab = await settingsLogin(address)
-      const other = await admin.post('/settings/admins', { email: email('other-admin'), fullName: 'Other Admin', password: 'other password' })
-      const notOwn = await admin.patch(`/settings/admins/${other.body.id}`, { currentPassword: PASSWORD, password: 'new password 1' })
+      const other = await admin.post('/settings/admins', {
+        email: email('other-admin'),
+        fullName: 'Other Admin',
+        password: 'other password'
+      })
+      const notOwn = await admin.patch(`/settings/admins/${other.body.id}`, {
+        currentPassword: PASSWORD,
+        password: 'new password 1'
+      })
       assert.equal(notOwn.status, 403)
       assert.equal((await login(other.body.email, 'other password')).status, 201)
 
-      const wrong = await admin.patch(`/settings/admins/${a.adminUserId}`, { currentPassword: 'not it at all', password: 'new password 1' })
+      const wrong = await admin.patch(`/settings/admins/${a.adminUserId}`, {
+        currentPassword: 'not it at all',
+        password: 'new password 1'
+      })
       assert.equal(wrong.status, 400)
       assert.equal(wrong.body.data.validationErrors.currentPassword, 'is not your current password')
-      const short = await admin.patch(`/settings/admins/${a.adminUserId}`, { currentPassword: PASSWORD, password: 'short' })
+      const short = await admin.patch(`/settings/admins/${a.adminUserId}`, {
+        currentPassword: PASSWORD,
+        password: 'short'
+      })
       assert.equal(short.status, 400)
       assert.ok(short.body.data.validationErrors.password)
       assert.equal((await admin.patch(`/settings/admins/${a.adminUserId}`, { password: 'new password 1' })).status, 400)
 
-      const changed = await admin.patch(`/settings/admins/${a.adminUserId}`, { currentPassword: PASSWORD, password: 'new password 1' })
+      const changed = await admin.patch(`/settings/admins/${a.adminUserId}`, {
+        currentPassword: PASSWORD,
+        password: 'new password 1'
+      })
       assert.equal(changed.status, 200, changed.text)
       assert.doesNotMatch(changed.text, /new password|\$2[aby]\$/)
       assert.equal((await admin.get('/settings/company')).status, 401)
@@ -291,19 +395,34 @@ forEachDatabase('admin boundary', (suite) => {
       const service = suite.server().app.service('authentication') as any
       const forged = await service.createAccessToken({ companyId: a.id }, { subject: String(a.adminUserId) })
       assert.equal((await suite.server().http.withKey(forged).get('/settings/admins')).status, 401)
-      const versioned = await service.createAccessToken({ companyId: a.id, sessionVersion: 0 }, { subject: String(a.adminUserId) })
+      const versioned = await service.createAccessToken(
+        { companyId: a.id, sessionVersion: 0 },
+        { subject: String(a.adminUserId) }
+      )
       assert.equal((await suite.server().http.withKey(versioned).get('/settings/admins')).status, 200)
     })
 
     it('every failed login runs exactly one password comparison and answers the same, whoever the email belongs to', async () => {
       const a = await suite.company({ adminPassword: PASSWORD })
       const adminEmail = await emailOf(a.adminUserId)
-      const worker = await a.api.post('/v1/users', { fullName: 'Pw Worker', email: email('pw-worker'), password: 'worker password' })
+      const worker = await a.api.post('/v1/users', {
+        fullName: 'Pw Worker',
+        email: email('pw-worker'),
+        password: 'worker password'
+      })
       const settings = await settingsLogin(adminEmail)
-      const gone = await settings.post('/settings/admins', { email: email('gone'), fullName: 'Gone', password: 'gone password' })
+      const gone = await settings.post('/settings/admins', {
+        email: email('gone'),
+        fullName: 'Gone',
+        password: 'gone password'
+      })
       await settings.delete(`/settings/admins/${gone.body.id}`)
       const noPassword = await a.api.post('/v1/users', { fullName: 'No Password', email: email('nopw') })
-      await suite.server().knex('users').where({ id: noPassword.body.id }).update({ roleId: (await rolesOf(a)).admin, roleType: 'admin' })
+      await suite
+        .server()
+        .knex('users')
+        .where({ id: noPassword.body.id })
+        .update({ roleId: (await rolesOf(a)).admin, roleType: 'admin' })
 
       const strategy = (suite.server().app.service('authentication') as any).getStrategy('local')
       const original = strategy.verifyPassword

@@ -45,12 +45,18 @@ forEachDatabase('authentication', (suite) => {
 
     it('an admin logs in with email and password for the settings page, but that token does not open /v1', async () => {
       const admin = await suite.server().knex('users').where({ id: a.adminUserId }).first()
-      const login = await suite.server().http.post('/authentication', { strategy: 'local', email: admin.email, password: 'correct horse' })
+      const login = await suite
+        .server()
+        .http.post('/authentication', { strategy: 'local', email: admin.email, password: 'correct horse' })
       assert.equal(login.status, 201)
       assert.ok(login.body.accessToken)
-      const wrong = await suite.server().http.post('/authentication', { strategy: 'local', email: admin.email, password: 'wrong horse' })
+      const wrong = await suite
+        .server()
+        .http.post('/authentication', { strategy: 'local', email: admin.email, password: 'wrong horse' })
       assert.equal(wrong.status, 401)
-      const res = await suite.server().http.get('/v1/customers', undefined, { headers: { authorization: `Bearer ${login.body.accessToken}` } })
+      const res = await suite
+        .server()
+        .http.get('/v1/customers', undefined, { headers: { authorization: `Bearer ${login.body.accessToken}` } })
       assert.equal(res.status, 401)
     })
   })
@@ -68,7 +74,10 @@ forEachDatabase('authentication', (suite) => {
         await assert.rejects(client.service('v1/customers').get(other.body.id), (e: any) => e.code === 404)
         const made = await client.service('v1/customers').create({ companyName: 'Made over socket' })
         assert.equal((await a.api.get(`/v1/customers/${made.id}`)).body.companyName, 'Made over socket')
-        await assert.rejects(client.service('v1/customers').create({ companyName: 'x', id: 5 }), (e: any) => e.code === 400 && e.data.validationErrors.id === 'is read-only')
+        await assert.rejects(
+          client.service('v1/customers').create({ companyName: 'x', id: 5 }),
+          (e: any) => e.code === 400 && e.data.validationErrors.id === 'is read-only'
+        )
       } finally {
         close()
       }
@@ -77,7 +86,10 @@ forEachDatabase('authentication', (suite) => {
     it('refuses an invalid key, and unauthenticated calls', async () => {
       const { client, close } = socketClient(suite.server().url)
       try {
-        await assert.rejects(client.authenticate({ strategy: 'apiKey', apiKey: `ck_${'B'.repeat(43)}` }), (e: any) => e.code === 401)
+        await assert.rejects(
+          client.authenticate({ strategy: 'apiKey', apiKey: `ck_${'B'.repeat(43)}` }),
+          (e: any) => e.code === 401
+        )
         await assert.rejects(client.service('v1/customers').find({}), (e: any) => e.code === 401)
       } finally {
         close()

@@ -33,14 +33,19 @@ forEachDatabase('bounds on work', (suite) => {
   let vacationType: number
 
   const newUser = async (account: { employedFrom?: string } = {}) => {
-    const res = await a.api.post('/v1/users', { fullName: `Bounded ${++n}`, email: `bounds-${process.pid}-${Date.now()}-${n}@crew.test`, ...account })
+    const res = await a.api.post('/v1/users', {
+      fullName: `Bounded ${++n}`,
+      email: `bounds-${process.pid}-${Date.now()}-${n}@crew.test`,
+      ...account
+    })
     assert.equal(res.status, 201, res.text)
     return res.body.id as number
   }
   const entry = (body: Record<string, unknown>) => a.api.post('/v1/time-entries', { typeId: workType, ...body })
   const absence = (body: Record<string, unknown>) => a.api.post('/v1/user-absences', { typeId: vacationType, ...body })
   const approved = { requestedAt: '2023-12-01T10:00:00Z', approvedAt: '2023-12-01T11:00:00Z' }
-  const rowsOf = async (table: string, userId: number) => Number((await suite.server().knex(table).where({ userId }).count({ n: '*' }))[0].n)
+  const rowsOf = async (table: string, userId: number) =>
+    Number((await suite.server().knex(table).where({ userId }).count({ n: '*' }))[0].n)
 
   before(async () => {
     a = await suite.company({ country: 'DE' })
@@ -54,7 +59,10 @@ forEachDatabase('bounds on work', (suite) => {
       const userId = await newUser()
       const early = await entry({ userId, startsAt: '1969-12-31T23:59:59Z', endsAt: '1970-01-01T01:00:00Z' })
       assert.equal(early.status, 400, early.text)
-      assert.match(early.body.data.validationErrors.startsAt, /between 1970-01-01T00:00:00.000Z and 2100-01-01T00:00:00.000Z/)
+      assert.match(
+        early.body.data.validationErrors.startsAt,
+        /between 1970-01-01T00:00:00.000Z and 2100-01-01T00:00:00.000Z/
+      )
       const late = await entry({ userId, startsAt: '2099-12-31T23:00:00Z', endsAt: '2100-01-01T00:00:00.001Z' })
       assert.equal(late.status, 400, late.text)
       assert.ok(late.body.data.validationErrors.endsAt, late.text)
@@ -108,7 +116,9 @@ forEachDatabase('bounds on work', (suite) => {
   describe('time entries span at most 24 hours', () => {
     it('refuses the 8 000-year entry at once, naming endsAt', async () => {
       const userId = await newUser()
-      const { res, ms } = await timed(() => entry({ userId, startsAt: '2026-11-02T08:00:00Z', endsAt: '9999-12-31T00:00:00Z' }))
+      const { res, ms } = await timed(() =>
+        entry({ userId, startsAt: '2026-11-02T08:00:00Z', endsAt: '9999-12-31T00:00:00Z' })
+      )
       assert.equal(res.status, 400, res.text)
       assert.ok(res.body.data.validationErrors.endsAt, res.text)
       assert.ok(ms < QUICK_MS, `${ms} ms`)
@@ -150,7 +160,9 @@ forEachDatabase('bounds on work', (suite) => {
   describe('absences span at most 1096 days', () => {
     it('refuses the absence 2000-01-01..9999-12-31 at once, naming endsAt', async () => {
       const userId = await newUser()
-      const { res, ms } = await timed(() => absence({ userId, startsAt: '2000-01-01T00:00:00Z', endsAt: '9999-12-31T00:00:00Z', ...approved }))
+      const { res, ms } = await timed(() =>
+        absence({ userId, startsAt: '2000-01-01T00:00:00Z', endsAt: '9999-12-31T00:00:00Z', ...approved })
+      )
       assert.equal(res.status, 400, res.text)
       assert.ok(res.body.data.validationErrors.endsAt, res.text)
       assert.ok(ms < QUICK_MS, `${ms} ms`)
@@ -160,7 +172,9 @@ forEachDatabase('bounds on work', (suite) => {
       const userId = await newUser({ employedFrom: '2024-01-01' })
       // Rows before and after the absence: its recomputation reaches them.
       assert.equal((await a.api.get('/v1/time-sheet-months/by-user', { userId, month: '2024-01-01' })).status, 200)
-      const created = await timed(() => absence({ userId, startsAt: '2024-01-01T00:00:00+01:00', endsAt: '2027-01-01T00:00:00+01:00', ...approved }))
+      const created = await timed(() =>
+        absence({ userId, startsAt: '2024-01-01T00:00:00+01:00', endsAt: '2027-01-01T00:00:00+01:00', ...approved })
+      )
       assert.equal(created.res.status, 201, created.res.text)
       assert.ok(created.ms < QUICK_MS, `create: ${created.ms} ms`)
       assert.equal(created.res.body.workDays, 784) // the weekdays of 2024-01-01..2026-12-31
@@ -185,7 +199,11 @@ forEachDatabase('bounds on work', (suite) => {
       assert.equal(await rowsOf('timeSheetDays', userId), 1)
       assert.equal(await rowsOf('timeSheetMonths', userId), 35) // 2024-01 .. 2026-11
 
-      const longer = await absence({ userId: await newUser(), startsAt: '2024-01-01T00:00:00+01:00', endsAt: '2027-01-02T00:00:00+01:00' })
+      const longer = await absence({
+        userId: await newUser(),
+        startsAt: '2024-01-01T00:00:00+01:00',
+        endsAt: '2027-01-02T00:00:00+01:00'
+      })
       assert.equal(longer.status, 400, longer.text)
       assert.ok(longer.body.data.validationErrors.endsAt, longer.text)
       const earlier = await a.api.patch(`/v1/user-absences/${id}`, { startsAt: '2023-12-31T00:00:00+01:00' })
@@ -194,7 +212,10 @@ forEachDatabase('bounds on work', (suite) => {
       const removed = await timed(() => a.api.delete(`/v1/user-absences/${id}`))
       assert.equal(removed.res.status, 204, removed.res.text)
       assert.ok(removed.ms < QUICK_MS, `delete: ${removed.ms} ms`)
-      assert.equal((await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-25' })).body.expectedDuration, 480)
+      assert.equal(
+        (await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-25' })).body.expectedDuration,
+        480
+      )
     })
   })
 
@@ -204,8 +225,16 @@ forEachDatabase('bounds on work', (suite) => {
       const now = new Date().toISOString()
       const [row] = await suite.server().knex('userAbsences').insert(
         {
-          companyId: a.id, userId, typeId: vacationType, status: 'approved', startsAt: '1999-12-31T23:00:00.000Z', endsAt: '9999-12-30T23:00:00.000Z',
-          requestedAt: now, approvedAt: now, createdAt: now, updatedAt: now
+          companyId: a.id,
+          userId,
+          typeId: vacationType,
+          status: 'approved',
+          startsAt: '1999-12-31T23:00:00.000Z',
+          endsAt: '9999-12-30T23:00:00.000Z',
+          requestedAt: now,
+          approvedAt: now,
+          createdAt: now,
+          updatedAt: now
         },
         ['id']
       )
@@ -221,8 +250,14 @@ forEachDatabase('bounds on work', (suite) => {
         assert.equal(res.status, 200, `${path}: ${res.text}`)
         assert.ok(ms < QUICK_MS, `${path}: ${ms} ms`)
       }
-      assert.equal((await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-25' })).body.expectedDuration, 0)
-      assert.equal((await a.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: '2026-11-23' })).body.sumTarget, 0)
+      assert.equal(
+        (await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-25' })).body.expectedDuration,
+        0
+      )
+      assert.equal(
+        (await a.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: '2026-11-23' })).body.sumTarget,
+        0
+      )
       // 2000-01-01..9999-12-30 in Berlin: its weekdays from employedFrom on (days before have no target), counted here one by one.
       let weekdays = 0
       for (let ms = Date.UTC(2026, 10, 1); ms <= Date.UTC(9999, 11, 30); ms += 86_400_000) {
@@ -234,16 +269,28 @@ forEachDatabase('bounds on work', (suite) => {
       const removed = await timed(() => a.api.delete(`/v1/user-absences/${id}`))
       assert.equal(removed.res.status, 204, removed.res.text)
       assert.ok(removed.ms < QUICK_MS, `delete: ${removed.ms} ms`)
-      assert.equal((await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-25' })).body.expectedDuration, 480)
+      assert.equal(
+        (await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-25' })).body.expectedDuration,
+        480
+      )
     })
 
     it('reads the day of a stored 8 000-year entry quickly, flagging it as running past midnight', async () => {
       const userId = await newUser()
       const now = new Date().toISOString()
-      await suite.server().knex('timeEntries').insert({
-        companyId: a.id, userId, typeId: workType, startsAt: '2026-11-23T07:00:00.000Z', endsAt: '9999-12-31T00:00:00.000Z',
-        workedMs: Date.parse('9999-12-31T00:00:00.000Z') - Date.parse('2026-11-23T07:00:00.000Z'), createdAt: now, updatedAt: now
-      })
+      await suite
+        .server()
+        .knex('timeEntries')
+        .insert({
+          companyId: a.id,
+          userId,
+          typeId: workType,
+          startsAt: '2026-11-23T07:00:00.000Z',
+          endsAt: '9999-12-31T00:00:00.000Z',
+          workedMs: Date.parse('9999-12-31T00:00:00.000Z') - Date.parse('2026-11-23T07:00:00.000Z'),
+          createdAt: now,
+          updatedAt: now
+        })
       for (const [path, query] of [
         ['/v1/time-sheet-days/by-user', { userId, day: '2026-11-23' }],
         ['/v1/time-sheet-weeks/by-user', { userId, weekStart: '2026-11-23' }],
@@ -253,7 +300,11 @@ forEachDatabase('bounds on work', (suite) => {
         assert.equal(res.status, 200, `${path}: ${res.text}`)
         assert.ok(ms < QUICK_MS, `${path}: ${ms} ms`)
       }
-      assert.equal((await a.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: '2026-11-23' })).body.hasMultipleDayTimeEntryCount, 1)
+      assert.equal(
+        (await a.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: '2026-11-23' })).body
+          .hasMultipleDayTimeEntryCount,
+        1
+      )
     })
   })
 
@@ -261,7 +312,15 @@ forEachDatabase('bounds on work', (suite) => {
     let ids: Record<string, number>
     before(async () => {
       ids = {}
-      for (const name of ['50% Rabattaktion', '500 Rabattaktion', 'a_b Firma', 'axb Firma', 'C:\\Temp Werkstatt', 'Müller_50% Bau', 'Müllerx500 Bau']) {
+      for (const name of [
+        '50% Rabattaktion',
+        '500 Rabattaktion',
+        'a_b Firma',
+        'axb Firma',
+        'C:\\Temp Werkstatt',
+        'Müller_50% Bau',
+        'Müllerx500 Bau'
+      ]) {
         const res = await a.api.post('/v1/customers', { companyName: `${name} ${process.pid}` })
         assert.equal(res.status, 201, res.text)
         ids[name] = res.body.id
@@ -270,7 +329,9 @@ forEachDatabase('bounds on work', (suite) => {
     const found = async (pattern: string) => {
       const res = await a.api.get('/v1/customers', { 'companyName[$like]': pattern, size: 20 })
       assert.equal(res.status, 200, `${pattern}: ${res.text}`)
-      return (res.body.items as { companyName: string }[]).map((item) => item.companyName.replace(` ${process.pid}`, '')).sort()
+      return (res.body.items as { companyName: string }[])
+        .map((item) => item.companyName.replace(` ${process.pid}`, ''))
+        .sort()
     }
 
     it('takes an escaped % or _ literally, on the index paths too', async () => {
@@ -304,16 +365,27 @@ forEachDatabase('bounds on work', (suite) => {
     it('finds any text exactly by its escaped pattern, on both databases (property)', async () => {
       let run = 0
       await fc.assert(
-        fc.asyncProperty(fc.string({ unit: fc.constantFrom('%', '_', '\\', 'a', 'B', 'Ä', 'ß', '*', '?', '[', ']', ' ', '"', '5'), minLength: 1, maxLength: 12 }), async (text) => {
-          const name = `esc${process.pid}r${++run} ${text}`
-          const created = await a.api.post('/v1/customers', { companyName: name })
-          assert.equal(created.status, 201, created.text)
-          for (const pattern of [escapeLike(name), `%${escapeLike(`r${run} ${text}`)}`]) {
-            const res = await a.api.get('/v1/customers', { 'companyName[$like]': pattern, size: 20 })
-            assert.equal(res.status, 200, `${pattern}: ${res.text}`)
-            assert.deepEqual(res.body.items.map((item: { id: number }) => item.id), [created.body.id], pattern)
+        fc.asyncProperty(
+          fc.string({
+            unit: fc.constantFrom('%', '_', '\\', 'a', 'B', 'Ä', 'ß', '*', '?', '[', ']', ' ', '"', '5'),
+            minLength: 1,
+            maxLength: 12
+          }),
+          async (text) => {
+            const name = `esc${process.pid}r${++run} ${text}`
+            const created = await a.api.post('/v1/customers', { companyName: name })
+            assert.equal(created.status, 201, created.text)
+            for (const pattern of [escapeLike(name), `%${escapeLike(`r${run} ${text}`)}`]) {
+              const res = await a.api.get('/v1/customers', { 'companyName[$like]': pattern, size: 20 })
+              assert.equal(res.status, 200, `${pattern}: ${res.text}`)
+              assert.deepEqual(
+                res.body.items.map((item: { id: number }) => item.id),
+                [created.body.id],
+                pattern
+              )
+            }
           }
-        }),
+        ),
         { numRuns: 15 }
       )
     })
@@ -343,10 +415,14 @@ describe('bounds on work (pure)', () => {
         fc.integer({ min: Date.UTC(2010, 0, 1), max: Date.UTC(2030, 0, 1) }),
         fc.integer({ min: 1, max: 200 * 86_400_000 }),
         (zone, targets, companyVersions, userVersions, employedFrom, hourly, start, length) => {
-          const unique = <T>(versions: [string, T][]) => [...new Map(versions).entries()].sort(([a], [b]) => (a < b ? -1 : 1))
+          const unique = <T>(versions: [string, T][]) =>
+            [...new Map(versions).entries()].sort(([a], [b]) => (a < b ? -1 : 1))
           const schedule = new Schedule(
             zone,
-            [{ validFrom: FIRST_VERSION_DAY, ...week(targets) }, ...unique(companyVersions).map(([validFrom, t]) => ({ validFrom, ...week(t) }))],
+            [
+              { validFrom: FIRST_VERSION_DAY, ...week(targets) },
+              ...unique(companyVersions).map(([validFrom, t]) => ({ validFrom, ...week(t) }))
+            ],
             unique(userVersions).map(([validFrom, t]) => ({ validFrom, targetMinutes: week(t).targetMinutes })),
             employedFrom
           )
@@ -365,22 +441,32 @@ describe('bounds on work (pure)', () => {
 
   it('recomputes runs that cover exactly the days of the periods', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 400 }), fc.integer({ min: 0, max: 40 })), { maxLength: 12 }), (spans) => {
-        const periods = spans.map(([from, length]): [string, string] => [addDays('2026-01-01', from), addDays('2026-01-01', from + length)])
-        const runs = dayRuns(periods)
-        const days = (list: [string, string][]) => {
-          const set = new Set<string>()
-          for (const [first, last] of list) for (let day = first; day <= last; day = addDays(day, 1)) set.add(day)
-          return [...set].sort()
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 400 }), fc.integer({ min: 0, max: 40 })), { maxLength: 12 }),
+        (spans) => {
+          const periods = spans.map(([from, length]): [string, string] => [
+            addDays('2026-01-01', from),
+            addDays('2026-01-01', from + length)
+          ])
+          const runs = dayRuns(periods)
+          const days = (list: [string, string][]) => {
+            const set = new Set<string>()
+            for (const [first, last] of list) for (let day = first; day <= last; day = addDays(day, 1)) set.add(day)
+            return [...set].sort()
+          }
+          assert.deepEqual(days(runs), days(periods))
+          for (let i = 1; i < runs.length; i++)
+            assert.ok(addDays(runs[i - 1][1], 1) < runs[i][0], 'runs are disjoint and not adjacent')
         }
-        assert.deepEqual(days(runs), days(periods))
-        for (let i = 1; i < runs.length; i++) assert.ok(addDays(runs[i - 1][1], 1) < runs[i][0], 'runs are disjoint and not adjacent')
-      })
+      )
     )
   })
 
   it('maps every PostgreSQL data exception (class 22) to 400, naming the parameters it can', () => {
-    const invalidEscape = toApiError({ code: '22025', message: 'invalid escape string' }, 'find', { companyName: { $like: 'x' }, number: 'y' })
+    const invalidEscape = toApiError({ code: '22025', message: 'invalid escape string' }, 'find', {
+      companyName: { $like: 'x' },
+      number: 'y'
+    })
     assert.equal(invalidEscape.code, 400)
     assert.deepEqual(Object.keys((invalidEscape.data as any).validationErrors), ['companyName[$like]'])
     for (const code of ['22P02', '22003', '22007', '22008', '22012', '22023']) {

@@ -21,14 +21,29 @@ describe('CLI without a database', () => {
     for (const args of [['--help'], ['company', 'create', '--help'], ['key', 'list', '--company', 'abc']]) {
       const { res, sources, packages } = await loadedBy(args)
       assert.ok(sources.includes('src/cli.ts'), `the probe saw the CLI: ${sources}`)
-      assert.deepEqual(sources.filter((file) => file.startsWith('src/') && !['src/cli.ts', 'src/companies/catalogues.ts', 'src/companies/country-codes.ts'].includes(file)), [], args.join(' '))
-      assert.deepEqual(packages.filter((name) => /^(@feathersjs\/|knex$|koa$|socket\.io$|pg$|better-sqlite3$|sqlite3$)/.test(name)), [], args.join(' '))
+      assert.deepEqual(
+        sources.filter(
+          (file) =>
+            file.startsWith('src/') &&
+            !['src/cli.ts', 'src/companies/catalogues.ts', 'src/companies/country-codes.ts'].includes(file)
+        ),
+        [],
+        args.join(' ')
+      )
+      assert.deepEqual(
+        packages.filter((name) => /^(@feathersjs\/|knex$|koa$|socket\.io$|pg$|better-sqlite3$|sqlite3$)/.test(name)),
+        [],
+        args.join(' ')
+      )
       assert.equal(res.code, args.includes('--help') ? 0 : 2, res.stderr)
     }
     // The probe does see the application when a command needs it.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-probe-'))
     try {
-      const { res, sources } = await loadedBy(['migrate', '--json'], { DATABASE_URL: `sqlite://${dir}/probe.sqlite`, DATA_DIR: dir })
+      const { res, sources } = await loadedBy(['migrate', '--json'], {
+        DATABASE_URL: `sqlite://${dir}/probe.sqlite`,
+        DATA_DIR: dir
+      })
       assert.equal(res.code, 0, res.stderr)
       assert.ok(sources.includes('src/app.ts'))
     } finally {
@@ -44,7 +59,10 @@ describe('CLI without a database', () => {
     const timezone = /--timezone[^]*?(?=\n {2}-)/.exec(create.stdout)?.[0] ?? ''
     assert.doesNotMatch(timezone, /required/)
     assert.match((await runCli(['key', 'create', '--help'], {})).stdout, /--company <id>\s+company id \(required\)/)
-    assert.match((await runCli(['user', 'create', '--help'], {})).stdout, /--role <type>\s+role type \(choices: "admin", "office", "worker"\)\s+\(required\)/)
+    assert.match(
+      (await runCli(['user', 'create', '--help'], {})).stdout,
+      /--role <type>\s+role type \(choices: "admin", "office", "worker"\)\s+\(required\)/
+    )
     const top = await runCli(['--help'], {})
     assert.match(top.stdout, /Exit status:\n\s+0\s+done\n\s+2\s+bad input or refused[^]*\n\s+1\s+unexpected error/)
   })
@@ -53,8 +71,26 @@ describe('CLI without a database', () => {
     const cases: [string[], RegExp][] = [
       [['key', 'list', '--company', 'abc'], /--company <id>' argument 'abc' is invalid/],
       [['key', 'list'], /required option '--company <id>' not specified/],
-      [['user', 'create', '--company', '1', '--email', 'a@b.test', '--full-name', 'A', '--role', 'boss'], /--role <type>' argument 'boss' is invalid/],
-      [['company', 'create', '--name', 'A', '--country', 'DE', '--admin-email', 'a@b.test', '--admin-password', 'long enough', '--admin-password-stdin'], /--admin-password <password>' cannot be used with option '--admin-password-stdin'/],
+      [
+        ['user', 'create', '--company', '1', '--email', 'a@b.test', '--full-name', 'A', '--role', 'boss'],
+        /--role <type>' argument 'boss' is invalid/
+      ],
+      [
+        [
+          'company',
+          'create',
+          '--name',
+          'A',
+          '--country',
+          'DE',
+          '--admin-email',
+          'a@b.test',
+          '--admin-password',
+          'long enough',
+          '--admin-password-stdin'
+        ],
+        /--admin-password <password>' cannot be used with option '--admin-password-stdin'/
+      ],
       [['no-such-command'], /unknown command 'no-such-command'/],
       [[], /Usage: crewclock/]
     ]
@@ -78,7 +114,8 @@ forEachDatabase('CLI', (suite) => {
   it('--help lists the commands', async () => {
     const res = await runCli(['--help'], env())
     assert.equal(res.code, 0)
-    for (const command of ['serve', 'migrate', 'company', 'key']) assert.match(res.stdout, new RegExp(`\\b${command}\\b`))
+    for (const command of ['serve', 'migrate', 'company', 'key'])
+      assert.match(res.stdout, new RegExp(`\\b${command}\\b`))
     const sub = await runCli(['company', 'create', '--help'], env())
     assert.match(sub.stdout, /--admin-email/)
     assert.match(sub.stdout, /--json/)
@@ -93,7 +130,19 @@ forEachDatabase('CLI', (suite) => {
   it('company create --json prints exactly one JSON object whose key works over HTTP', async () => {
     const email = `cli-${Date.now()}@example.test`
     const res = await runCli(
-      ['company', 'create', '--name', 'Dach & Co', '--country', 'IT', '--admin-email', email, '--admin-password', 'secret-pass', '--json'],
+      [
+        'company',
+        'create',
+        '--name',
+        'Dach & Co',
+        '--country',
+        'IT',
+        '--admin-email',
+        email,
+        '--admin-password',
+        'secret-pass',
+        '--json'
+      ],
       env()
     )
     assert.equal(res.code, 0, res.stderr)
@@ -107,21 +156,46 @@ forEachDatabase('CLI', (suite) => {
     const company = await suite.server().knex('companies').where({ id: out.companyId }).first()
     assert.equal(company.timezone, 'Europe/Rome')
 
-    const again = await runCli(['company', 'create', '--name', 'Dup', '--country', 'DE', '--admin-email', email.toUpperCase(), '--json'], env())
+    const again = await runCli(
+      ['company', 'create', '--name', 'Dup', '--country', 'DE', '--admin-email', email.toUpperCase(), '--json'],
+      env()
+    )
     assert.equal(again.code, 2)
     assert.equal(JSON.parse(again.stdout).validationErrors.adminEmail, 'already exists')
   })
 
   it('company create rejects bad input naming each option, and writes nothing', async () => {
     const before = await suite.server().knex('companies').count({ n: '*' }).first()
-    const res = await runCli(['company', 'create', '--name', 'X', '--country', 'Germany', '--admin-email', 'nope', '--timezone', 'Mars/Base', '--admin-password', 'short'], env())
+    const res = await runCli(
+      [
+        'company',
+        'create',
+        '--name',
+        'X',
+        '--country',
+        'Germany',
+        '--admin-email',
+        'nope',
+        '--timezone',
+        'Mars/Base',
+        '--admin-password',
+        'short'
+      ],
+      env()
+    )
     assert.equal(res.code, 2)
-    for (const option of ['--country', '--admin-email', '--timezone', '--admin-password']) assert.match(res.stderr, new RegExp(option))
+    for (const option of ['--country', '--admin-email', '--timezone', '--admin-password'])
+      assert.match(res.stderr, new RegExp(option))
     // Only the assigned ISO 3166-1 alpha-2 codes: not a reserved one (XX), a retired one (UK), a licence-plate letter (D).
     for (const country of ['XX', 'UK', 'D']) {
-      const refused = await runCli(['company', 'create', '--name', 'X', '--country', country, '--admin-email', 'x@example.test', '--json'], env())
+      const refused = await runCli(
+        ['company', 'create', '--name', 'X', '--country', country, '--admin-email', 'x@example.test', '--json'],
+        env()
+      )
       assert.equal(refused.code, 2, country)
-      assert.deepEqual(JSON.parse(refused.stdout).validationErrors, { country: 'must be an ISO 3166 alpha-2 country code such as DE or IT' })
+      assert.deepEqual(JSON.parse(refused.stdout).validationErrors, {
+        country: 'must be an ISO 3166 alpha-2 country code such as DE or IT'
+      })
     }
     const after = await suite.server().knex('companies').count({ n: '*' }).first()
     assert.equal(Number(after?.n), Number(before?.n))
@@ -129,30 +203,63 @@ forEachDatabase('CLI', (suite) => {
 
   it('company create takes the country in any case and, without a password, generates one that signs in, printed once', async () => {
     const address = `cli-gen-${Date.now()}@example.test`
-    const res = await runCli(['company', 'create', '--name', 'Generated', '--country', ' it ', '--admin-email', address, '--json'], env())
+    const res = await runCli(
+      ['company', 'create', '--name', 'Generated', '--country', ' it ', '--admin-email', address, '--json'],
+      env()
+    )
     assert.equal(res.code, 0, res.stderr)
     const out = JSON.parse(res.stdout)
     assert.deepEqual(Object.keys(out).sort(), ['adminPassword', 'adminUserId', 'apiKey', 'companyId'])
     assert.match(out.adminPassword, /^[A-Za-z0-9_-]{24}$/)
     assert.equal((await suite.server().knex('companies').where({ id: out.companyId }).first()).country, 'IT')
-    const signedIn = await suite.server().http.post('/authentication', { strategy: 'local', email: address, password: out.adminPassword })
+    const signedIn = await suite
+      .server()
+      .http.post('/authentication', { strategy: 'local', email: address, password: out.adminPassword })
     assert.equal(signedIn.status, 201, signedIn.text)
 
-    const text = await runCli(['company', 'create', '--name', 'Generated text', '--country', 'de', '--admin-email', `text-${address}`], env())
+    const text = await runCli(
+      ['company', 'create', '--name', 'Generated text', '--country', 'de', '--admin-email', `text-${address}`],
+      env()
+    )
     assert.equal(text.code, 0, text.stderr)
     assert.equal(text.stdout.match(/^admin password: [A-Za-z0-9_-]{24} /gm)?.length, 1, text.stdout)
 
-    const piped = await runCli(['company', 'create', '--name', 'Piped', '--country', 'FR', '--admin-email', `piped-${address}`, '--admin-password-stdin', '--json'], env(), 'piped password\n')
+    const piped = await runCli(
+      [
+        'company',
+        'create',
+        '--name',
+        'Piped',
+        '--country',
+        'FR',
+        '--admin-email',
+        `piped-${address}`,
+        '--admin-password-stdin',
+        '--json'
+      ],
+      env(),
+      'piped password\n'
+    )
     assert.equal(piped.code, 0, piped.stderr)
     assert.equal(JSON.parse(piped.stdout).adminPassword, undefined, 'a given password is never echoed')
-    assert.equal((await suite.server().http.post('/authentication', { strategy: 'local', email: `piped-${address}`, password: 'piped password' })).status, 201)
+    assert.equal(
+      (
+        await suite
+          .server()
+          .http.post('/authentication', { strategy: 'local', email: `piped-${address}`, password: 'piped password' })
+      ).status,
+      201
+    )
   })
 
   it('key create, list and revoke; a revoked key answers 401', async function () {
     // Six CLI processes (node + the app each): the default 20 s is missed on a busy machine.
     this.timeout(120000)
     const company = await suite.company()
-    const created = await runCli(['key', 'create', '--company', String(company.id), '--name', 'integration', '--json'], env())
+    const created = await runCli(
+      ['key', 'create', '--company', String(company.id), '--name', 'integration', '--json'],
+      env()
+    )
     assert.equal(created.code, 0, created.stderr)
     const { keyId, apiKey } = JSON.parse(created.stdout)
     const api = new HttpClient(suite.server().url, apiKey)
@@ -186,7 +293,20 @@ forEachDatabase('CLI', (suite) => {
     // Eight CLI processes, each starting node and the app: generous on a busy machine.
     this.timeout(120000)
     const company = await suite.company()
-    const created = await runCli(['key', 'create', '--company', String(company.id), '--scope', 'time-entries:write', '--scope', 'customers:read', '--json'], env())
+    const created = await runCli(
+      [
+        'key',
+        'create',
+        '--company',
+        String(company.id),
+        '--scope',
+        'time-entries:write',
+        '--scope',
+        'customers:read',
+        '--json'
+      ],
+      env()
+    )
     assert.equal(created.code, 0, created.stderr)
     const lines = created.stdout.trim().split('\n')
     assert.equal(lines.length, 1)
@@ -199,14 +319,34 @@ forEachDatabase('CLI', (suite) => {
     assert.match(text.stdout, /customers:read,time-entries:write/)
 
     const before = listed.length
-    const invalid = await runCli(['key', 'create', '--company', String(company.id), '--scope', 'customers:read', '--scope', 'payroll:write', '--scope', 'customers'], env())
+    const invalid = await runCli(
+      [
+        'key',
+        'create',
+        '--company',
+        String(company.id),
+        '--scope',
+        'customers:read',
+        '--scope',
+        'payroll:write',
+        '--scope',
+        'customers'
+      ],
+      env()
+    )
     assert.equal(invalid.code, 2)
     assert.match(invalid.stderr, /"payroll:write" "payroll" is not a collection/)
     assert.match(invalid.stderr, /"customers" must be/)
-    const invalidJson = await runCli(['key', 'create', '--company', String(company.id), '--scope', 'payroll:write', '--json'], env())
+    const invalidJson = await runCli(
+      ['key', 'create', '--company', String(company.id), '--scope', 'payroll:write', '--json'],
+      env()
+    )
     assert.equal(invalidJson.code, 2)
     assert.match(JSON.parse(invalidJson.stdout).validationErrors['scopes.0'], /"payroll" is not a collection/)
-    assert.equal(JSON.parse((await runCli(['key', 'list', '--company', String(company.id), '--json'], env())).stdout).length, before)
+    assert.equal(
+      JSON.parse((await runCli(['key', 'list', '--company', String(company.id), '--json'], env())).stdout).length,
+      before
+    )
     const help = await runCli(['key', 'create', '--help'], env())
     assert.match(help.stdout, /--scope <scope>/)
   })
@@ -216,15 +356,21 @@ forEachDatabase('CLI', (suite) => {
     this.timeout(120000)
     let n = 0
     const email = (name: string) => `${name}-cli-${process.pid}-${Date.now()}-${++n}@example.test`
-    const login = (address: string, password: string) => suite.server().http.post('/authentication', { strategy: 'local', email: address, password })
+    const login = (address: string, password: string) =>
+      suite.server().http.post('/authentication', { strategy: 'local', email: address, password })
 
     it('--help describes user create, set-password and deactivate', async () => {
       const help = await runCli(['user', '--help'], env())
-      for (const command of ['create', 'set-password', 'deactivate']) assert.match(help.stdout, new RegExp(`\\b${command}\\b`))
+      for (const command of ['create', 'set-password', 'deactivate'])
+        assert.match(help.stdout, new RegExp(`\\b${command}\\b`))
       const create = await runCli(['user', 'create', '--help'], env())
-      for (const option of ['--company', '--email', '--full-name', '--role', '--password-stdin', '--json']) assert.match(create.stdout, new RegExp(option))
+      for (const option of ['--company', '--email', '--full-name', '--role', '--password-stdin', '--json'])
+        assert.match(create.stdout, new RegExp(option))
       assert.match(create.stdout, /admin.*office.*worker/)
-      assert.match((await runCli(['user', 'set-password', '--help'], env())).stdout, /--password-stdin\s[^-]*\(required\)/)
+      assert.match(
+        (await runCli(['user', 'set-password', '--help'], env())).stdout,
+        /--password-stdin\s[^-]*\(required\)/
+      )
       const withoutStdin = await runCli(['user', 'set-password', '--email', 'nobody@crew.test'], env())
       assert.equal(withoutStdin.code, 2)
       assert.match(withoutStdin.stderr, /--password-stdin/)
@@ -234,30 +380,142 @@ forEachDatabase('CLI', (suite) => {
     it('user create --role admin reads the password from stdin; the admin signs in over HTTP; without a password it exits 2', async () => {
       const company = await suite.company()
       const address = email('cli-admin')
-      const res = await runCli(['user', 'create', '--company', String(company.id), '--email', address, '--full-name', 'Cli Admin', '--role', 'admin', '--password-stdin', '--json'], env(), 'cli admin password\n')
+      const res = await runCli(
+        [
+          'user',
+          'create',
+          '--company',
+          String(company.id),
+          '--email',
+          address,
+          '--full-name',
+          'Cli Admin',
+          '--role',
+          'admin',
+          '--password-stdin',
+          '--json'
+        ],
+        env(),
+        'cli admin password\n'
+      )
       assert.equal(res.code, 0, res.stderr)
       const out = JSON.parse(res.stdout)
       assert.deepEqual(Object.keys(out).sort(), ['companyId', 'email', 'roleType', 'userId'])
       assert.equal(out.roleType, 'admin')
       const signedIn = await login(address, 'cli admin password')
       assert.equal(signedIn.status, 201, signedIn.text)
-      assert.equal((await suite.server().http.withKey(signedIn.body.accessToken).get('/settings/admins')).body.length, 2)
+      assert.equal(
+        (await suite.server().http.withKey(signedIn.body.accessToken).get('/settings/admins')).body.length,
+        2
+      )
 
-      const noPassword = await runCli(['user', 'create', '--company', String(company.id), '--email', email('nopw'), '--full-name', 'No Pw', '--role', 'admin'], env())
+      const noPassword = await runCli(
+        [
+          'user',
+          'create',
+          '--company',
+          String(company.id),
+          '--email',
+          email('nopw'),
+          '--full-name',
+          'No Pw',
+          '--role',
+          'admin'
+        ],
+        env()
+      )
       assert.equal(noPassword.code, 2)
       assert.match(noPassword.stderr, /administrator needs a password.*--password-stdin/)
-      const short = await runCli(['user', 'create', '--company', String(company.id), '--email', email('short'), '--full-name', 'Short', '--role', 'admin', '--password-stdin'], env(), 'short\n')
+      const short = await runCli(
+        [
+          'user',
+          'create',
+          '--company',
+          String(company.id),
+          '--email',
+          email('short'),
+          '--full-name',
+          'Short',
+          '--role',
+          'admin',
+          '--password-stdin'
+        ],
+        env(),
+        'short\n'
+      )
       assert.equal(short.code, 2)
       assert.match(short.stderr, /--password must be at least 8 characters/)
-      const taken = await runCli(['user', 'create', '--company', String(company.id), '--email', address.toUpperCase(), '--full-name', 'Dup', '--role', 'admin', '--password-stdin', '--json'], env(), 'long enough pw')
+      const taken = await runCli(
+        [
+          'user',
+          'create',
+          '--company',
+          String(company.id),
+          '--email',
+          address.toUpperCase(),
+          '--full-name',
+          'Dup',
+          '--role',
+          'admin',
+          '--password-stdin',
+          '--json'
+        ],
+        env(),
+        'long enough pw'
+      )
       assert.equal(taken.code, 2)
       assert.deepEqual(JSON.parse(taken.stdout).validationErrors, { email: 'already exists' })
-      const worker = await runCli(['user', 'create', '--company', String(company.id), '--email', email('cli-worker'), '--full-name', 'Cli Worker', '--role', 'worker', '--json'], env())
+      const worker = await runCli(
+        [
+          'user',
+          'create',
+          '--company',
+          String(company.id),
+          '--email',
+          email('cli-worker'),
+          '--full-name',
+          'Cli Worker',
+          '--role',
+          'worker',
+          '--json'
+        ],
+        env()
+      )
       assert.equal(worker.code, 0, worker.stderr)
       assert.equal((await company.api.get(`/v1/users/${JSON.parse(worker.stdout).userId}`)).body.roleType, 'worker')
-      const badRole = await runCli(['user', 'create', '--company', String(company.id), '--email', email('x'), '--full-name', 'X', '--role', 'boss'], env())
+      const badRole = await runCli(
+        [
+          'user',
+          'create',
+          '--company',
+          String(company.id),
+          '--email',
+          email('x'),
+          '--full-name',
+          'X',
+          '--role',
+          'boss'
+        ],
+        env()
+      )
       assert.notEqual(badRole.code, 0)
-      const noCompany = await runCli(['user', 'create', '--company', '99999999', '--email', email('x'), '--full-name', 'X', '--role', 'admin', '--password-stdin'], env(), 'long enough pw')
+      const noCompany = await runCli(
+        [
+          'user',
+          'create',
+          '--company',
+          '99999999',
+          '--email',
+          email('x'),
+          '--full-name',
+          'X',
+          '--role',
+          'admin',
+          '--password-stdin'
+        ],
+        env(),
+        'long enough pw'
+      )
       assert.equal(noCompany.code, 2)
     })
 
@@ -267,7 +525,11 @@ forEachDatabase('CLI', (suite) => {
       const token = (await login(address, 'first password')).body.accessToken
       const session = suite.server().http.withKey(token)
       assert.equal((await session.get('/settings/admins')).status, 200)
-      const res = await runCli(['user', 'set-password', '--email', address.toUpperCase(), '--password-stdin', '--json'], env(), 'second password\r\n')
+      const res = await runCli(
+        ['user', 'set-password', '--email', address.toUpperCase(), '--password-stdin', '--json'],
+        env(),
+        'second password\r\n'
+      )
       assert.equal(res.code, 0, res.stderr)
       assert.deepEqual(JSON.parse(res.stdout), { userId: company.adminUserId, passwordSet: true })
       assert.equal((await session.get('/settings/admins')).status, 401)
@@ -276,7 +538,11 @@ forEachDatabase('CLI', (suite) => {
       const withoutStdin = await runCli(['user', 'set-password', '--email', address], env())
       assert.equal(withoutStdin.code, 2)
       assert.match(withoutStdin.stderr, /--password-stdin/)
-      const unknown = await runCli(['user', 'set-password', '--email', email('nobody'), '--password-stdin'], env(), 'long enough pw')
+      const unknown = await runCli(
+        ['user', 'set-password', '--email', email('nobody'), '--password-stdin'],
+        env(),
+        'long enough pw'
+      )
       assert.equal(unknown.code, 2)
       assert.match(unknown.stderr, /no user with email/)
     })
@@ -290,7 +556,24 @@ forEachDatabase('CLI', (suite) => {
       assert.equal((await login(firstEmail, 'first password')).status, 201)
 
       const address = email('second')
-      const created = await runCli(['user', 'create', '--company', String(company.id), '--email', address, '--full-name', 'Second', '--role', 'admin', '--password-stdin', '--json'], env(), 'second password')
+      const created = await runCli(
+        [
+          'user',
+          'create',
+          '--company',
+          String(company.id),
+          '--email',
+          address,
+          '--full-name',
+          'Second',
+          '--role',
+          'admin',
+          '--password-stdin',
+          '--json'
+        ],
+        env(),
+        'second password'
+      )
       const secondId = JSON.parse(created.stdout).userId
       const session = suite.server().http.withKey((await login(address, 'second password')).body.accessToken)
       const key = await session.post('/settings/api-keys', { name: 'second admin key' })
@@ -314,7 +597,14 @@ forEachDatabase('CLI', (suite) => {
 describe('crewclock migrate and serve on a fresh SQLite database', function () {
   this.timeout(60000)
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-serve-'))
-  const env = { NODE_ENV: 'development', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir, DATABASE_URL: `sqlite://${dir}/crewclock.sqlite`, LOG_LEVEL: 'warn' }
+  const env = {
+    NODE_ENV: 'development',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    DATABASE_URL: `sqlite://${dir}/crewclock.sqlite`,
+    LOG_LEVEL: 'warn'
+  }
   after(() => fs.rmSync(dir, { recursive: true, force: true }))
 
   it('migrate --json lists what it applied to a new database, then nothing', async () => {
@@ -353,7 +643,12 @@ describe('crewclock migrate and serve on a fresh SQLite database', function () {
   })
   it('logs each request as JSON with its request id, and never a key, a password or a token', async () => {
     const own = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-log-'))
-    const served = await startServe({ ...env, DATA_DIR: own, DATABASE_URL: `sqlite://${own}/crewclock.sqlite`, LOG_LEVEL: 'trace' })
+    const served = await startServe({
+      ...env,
+      DATA_DIR: own,
+      DATABASE_URL: `sqlite://${own}/crewclock.sqlite`,
+      LOG_LEVEL: 'trace'
+    })
     try {
       const banner = served.output()
       const key = /API key:\s+(ck_\S+)/.exec(banner)![1]
@@ -366,11 +661,24 @@ describe('crewclock migrate and serve on a fresh SQLite database', function () {
       assert.equal((await new HttpClient(served.url, wrongKey).get('/v1/customers')).status, 401)
       const login = await new HttpClient(served.url).post('/authentication', { strategy: 'local', email, password })
       assert.equal(login.status, 201)
-      assert.equal((await new HttpClient(served.url).post('/authentication', { strategy: 'local', email, password: 'Wrong-Secret-42' })).status, 401)
+      assert.equal(
+        (
+          await new HttpClient(served.url).post('/authentication', {
+            strategy: 'local',
+            email,
+            password: 'Wrong-Secret-42'
+          })
+        ).status,
+        401
+      )
       assert.equal((await new HttpClient(served.url, login.body.accessToken).get('/v1/customers')).status, 401)
       await new Promise((r) => setTimeout(r, 200)) // let the last log lines arrive
 
-      const lines = served.output().slice(from).split('\n').filter((line) => line.startsWith('{'))
+      const lines = served
+        .output()
+        .slice(from)
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
       const requests = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request')
       assert.ok(requests.length >= 6, served.output().slice(from))
       for (const entry of requests) assert.match(entry.requestId, /^[\w.-]+$/)
@@ -395,7 +703,8 @@ describe('crewclock migrate and serve on a fresh SQLite database', function () {
     const served = await startServe({ ...env, PORT: String(port), WEB_CONCURRENCY: '2' })
     try {
       const deadline = Date.now() + 40000
-      while ((served.output().match(/listening on/g) ?? []).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      while ((served.output().match(/listening on/g) ?? []).length < 2 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100))
       const ports = [...served.output().matchAll(/listening on http:\/\/[^:]+:(\d+)/g)].map((m) => m[1])
       assert.equal(ports.length, 2, served.output())
       assert.deepEqual(ports, [String(port), String(port)])

@@ -51,7 +51,10 @@ forEachDatabase('typed client', (suite) => {
     assert.equal(patched.number, 'C-9')
     await client.service('v1/customers').remove(created.id)
     await assert.rejects(client.service('v1/customers').get(created.id), (e: any) => e.code === 404)
-    await assert.rejects(createRestClient(suite.server().url, 'ck_nope').service('v1/customers').find(), (e: any) => e.code === 401)
+    await assert.rejects(
+      createRestClient(suite.server().url, 'ck_nope').service('v1/customers').find(),
+      (e: any) => e.code === 401
+    )
   })
 
   it('works over socket.io and receives live events', async () => {
@@ -62,7 +65,8 @@ forEachDatabase('typed client', (suite) => {
       client.service('v1/projects').on('created', (project) => seen.push(project.number as string))
       const project = await client.service('v1/projects').create({ number: `SOCK-${Date.now()}` })
       const deadline = Date.now() + 5000
-      while (!seen.includes(project.number as string) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      while (!seen.includes(project.number as string) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20))
       assert.deepEqual(seen, [project.number])
       assert.equal((await client.service('v1/projects').get(project.id)).number, project.number)
     } finally {

@@ -15,9 +15,15 @@ forEachDatabase('error bodies', (suite) => {
     it('answers a JWT-looking, a malformed and a settings token like an unknown key, without token internals', async () => {
       const http = suite.server().http
       const admin = await suite.server().knex('users').where({ id: a.adminUserId }).first()
-      const login = await http.post('/authentication', { strategy: 'local', email: admin.email, password: 'correct horse' })
+      const login = await http.post('/authentication', {
+        strategy: 'local',
+        email: admin.email,
+        password: 'correct horse'
+      })
       assert.equal(login.status, 201)
-      const unknown = await http.get('/v1/customers', undefined, { headers: { authorization: `Bearer ck_${'A'.repeat(43)}` } })
+      const unknown = await http.get('/v1/customers', undefined, {
+        headers: { authorization: `Bearer ck_${'A'.repeat(43)}` }
+      })
       const forged = jwt.sign({ sub: String(a.adminUserId), apiKeyId: a.apiKeyId }, 'not the secret')
       for (const value of ['hello', 'a.b.c', forged, login.body.accessToken]) {
         const res = await http.get('/v1/customers', undefined, { headers: { authorization: `Bearer ${value}` } })
@@ -34,7 +40,9 @@ forEachDatabase('error bodies', (suite) => {
       try {
         const auth = await client.authenticate({ strategy: 'apiKey', apiKey: a.apiKey })
         assert.equal((await client.service('v1/customers').find()).page, 0)
-        const res = await suite.server().http.get('/v1/customers', undefined, { headers: { authorization: `Bearer ${auth.accessToken}` } })
+        const res = await suite
+          .server()
+          .http.get('/v1/customers', undefined, { headers: { authorization: `Bearer ${auth.accessToken}` } })
         assert.equal(res.status, 401)
         assert.equal(res.body.message, 'Invalid or revoked API key')
       } finally {
@@ -105,21 +113,41 @@ forEachDatabase('error bodies', (suite) => {
     it('400 "The body must be a JSON object" for null, arrays, numbers and strings; malformed JSON stays malformed', async () => {
       const created = await a.api.post('/v1/customers', { companyName: 'Body target' })
       for (const raw of ['null', ' null ', '[]', '[{"companyName":"x"}]', '5', '"text"', 'true']) {
-        for (const [method, path] of [['POST', '/v1/customers'], ['PATCH', `/v1/customers/${created.body.id}`]]) {
-          const res = await a.api.request(method, path, undefined, { raw, headers: { 'content-type': 'application/json' } })
+        for (const [method, path] of [
+          ['POST', '/v1/customers'],
+          ['PATCH', `/v1/customers/${created.body.id}`]
+        ]) {
+          const res = await a.api.request(method, path, undefined, {
+            raw,
+            headers: { 'content-type': 'application/json' }
+          })
           assert.equal(res.status, 400, `${method} ${raw}`)
           assert.equal(res.body.message, 'The body must be a JSON object', `${method} ${raw}`)
         }
       }
-      const malformed = await a.api.post('/v1/customers', undefined, { raw: '{"companyName": ', headers: { 'content-type': 'application/json' } })
+      const malformed = await a.api.post('/v1/customers', undefined, {
+        raw: '{"companyName": ',
+        headers: { 'content-type': 'application/json' }
+      })
       assert.equal(malformed.body.message, 'Malformed JSON body')
     })
 
     it('parses every JSON media type it accepts (merge-patch+json, problem+json, charset)', async () => {
-      for (const type of ['application/merge-patch+json', 'application/problem+json', 'application/json; charset=utf-8', 'application/vnd.api+json']) {
-        const created = await a.api.post('/v1/customers', undefined, { raw: JSON.stringify({ companyName: `Typed ${type}` }), headers: { 'content-type': type } })
+      for (const type of [
+        'application/merge-patch+json',
+        'application/problem+json',
+        'application/json; charset=utf-8',
+        'application/vnd.api+json'
+      ]) {
+        const created = await a.api.post('/v1/customers', undefined, {
+          raw: JSON.stringify({ companyName: `Typed ${type}` }),
+          headers: { 'content-type': type }
+        })
         assert.equal(created.status, 201, `${type}: ${created.text}`)
-        const patched = await a.api.patch(`/v1/customers/${created.body.id}`, undefined, { raw: '{"number":"CT-1"}', headers: { 'content-type': type } })
+        const patched = await a.api.patch(`/v1/customers/${created.body.id}`, undefined, {
+          raw: '{"number":"CT-1"}',
+          headers: { 'content-type': type }
+        })
         assert.equal(patched.status, 200, `${type}: ${patched.text}`)
         assert.equal(patched.body.number, 'CT-1')
       }

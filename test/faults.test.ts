@@ -10,7 +10,19 @@ import { HttpClient, HttpResponse } from './support/http'
 import { runCli, ROOT, startServe } from './support/cli'
 import { TcpProxy } from './support/proxy'
 import { FaultInjector } from './support/fault-injection'
-import { changedTables, Json, label, loadOperations, multiRowBody, nonNull, Operation, postRecord, seedCompany, snapshotCompany, urlOf } from './support/sweep'
+import {
+  changedTables,
+  Json,
+  label,
+  loadOperations,
+  multiRowBody,
+  nonNull,
+  Operation,
+  postRecord,
+  seedCompany,
+  snapshotCompany,
+  urlOf
+} from './support/sweep'
 import { createApp } from '../src/app'
 import { createKnex, DEFAULT_TIMEOUTS } from '../src/db/knex'
 import type { Application } from '../src/declarations'
@@ -31,7 +43,12 @@ forEachDatabase('faults', (suite) => {
   /** A second app instance on `url`, so the shared test server never loses its database. */
   async function dedicatedApp(url: string, database: { statementTimeoutMs?: number; acquireTimeoutMs?: number } = {}) {
     const shared = suite.server().app
-    const app: Application = createApp({ redisUrl: '', database: { url, ...database }, dataDir: shared.get('dataDir'), uploads: shared.get('uploads') } as any)
+    const app: Application = createApp({
+      redisUrl: '',
+      database: { url, ...database },
+      dataDir: shared.get('dataDir'),
+      uploads: shared.get('uploads')
+    } as any)
     // knex reports every failed acquire on the console; the test asserts on the answers instead.
     ;(app.get('knex' as any) as Knex).client.logger.warn = () => undefined
     const server: Server = await app.listen(0)
@@ -70,13 +87,23 @@ forEachDatabase('faults', (suite) => {
         started = Date.now()
         assertUnavailable(await api.get('/v1/customers'), 'list while unresponsive')
         const waited = Date.now() - started
-        assert.ok(waited < DEFAULT_TIMEOUTS.acquireTimeoutMs + 3000, `unresponsive database answered after ${waited} ms`)
+        assert.ok(
+          waited < DEFAULT_TIMEOUTS.acquireTimeoutMs + 3000,
+          `unresponsive database answered after ${waited} ms`
+        )
 
         await proxy.stop()
         await proxy.start()
-        const back = await eventually(() => api.get('/v1/customers'), (res) => res.status === 200)
+        const back = await eventually(
+          () => api.get('/v1/customers'),
+          (res) => res.status === 200
+        )
         assert.equal(back.status, 200, `recovered: ${back.text}`)
-        assert.deepEqual(back.body.items.map((c: any) => c.companyName), ['Before'], 'nothing of the failed create was stored')
+        assert.deepEqual(
+          back.body.items.map((c: any) => c.companyName),
+          ['Before'],
+          'nothing of the failed create was stored'
+        )
         assert.equal((await api.post('/v1/customers', { companyName: 'After' })).status, 201)
         assert.equal((await client.get('/ready')).status, 200)
       } finally {
@@ -101,7 +128,10 @@ forEachDatabase('faults', (suite) => {
         await locker.raw('BEGIN EXCLUSIVE')
         const started = Date.now()
         assertUnavailable(await api.post('/v1/customers', { companyName: 'During' }), 'create while locked')
-        assert.ok(Date.now() - started < timeouts.statementTimeoutMs + 3000, `answered after ${Date.now() - started} ms`)
+        assert.ok(
+          Date.now() - started < timeouts.statementTimeoutMs + 3000,
+          `answered after ${Date.now() - started} ms`
+        )
         const read = await api.get('/v1/customers')
         assert.ok(read.status === 200 || read.status === 503, `a read while locked: ${read.status} ${read.text}`)
         await locker.raw('COMMIT')
@@ -119,7 +149,11 @@ forEachDatabase('faults', (suite) => {
   function slowCreate(url: string, apiKey: string, body: string) {
     const req = http.request(`${url}/v1/customers`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body)
+      }
     })
     const response = new Promise<{ status: number; body: any }>((resolve, reject) => {
       req.on('response', (res) => {
@@ -146,7 +180,20 @@ forEachDatabase('faults', (suite) => {
       const file = path.join(ROOT, '.tmp', 'test', `sigterm-${process.pid}.sqlite`)
       for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true })
       const url = `sqlite://${file}`
-      const created = await runCli(['company', 'create', '--name', 'Sigterm', '--country', 'DE', '--admin-email', `sigterm-${process.pid}@example.test`, '--json'], { DATABASE_URL: url, DATA_DIR: suite.server().app.get('dataDir') })
+      const created = await runCli(
+        [
+          'company',
+          'create',
+          '--name',
+          'Sigterm',
+          '--country',
+          'DE',
+          '--admin-email',
+          `sigterm-${process.pid}@example.test`,
+          '--json'
+        ],
+        { DATABASE_URL: url, DATA_DIR: suite.server().app.get('dataDir') }
+      )
       assert.equal(created.code, 0, created.stderr)
       return {
         url,
@@ -159,15 +206,30 @@ forEachDatabase('faults', (suite) => {
     const name = `crewclock-sigterm-${process.pid}`
     const u = new URL(suite.db.url)
     u.searchParams.set('application_name', name)
-    const countOf = async () => Number((await suite.server().knex.raw('select count(*) as n from pg_stat_activity where application_name = ?', [name])).rows[0].n)
-    return { url: u.toString(), apiKey: (await suite.company()).apiKey, poolOpen: async () => (await countOf()) > 0, cleanup: () => undefined }
+    const countOf = async () =>
+      Number(
+        (await suite.server().knex.raw('select count(*) as n from pg_stat_activity where application_name = ?', [name]))
+          .rows[0].n
+      )
+    return {
+      url: u.toString(),
+      apiKey: (await suite.company()).apiKey,
+      poolOpen: async () => (await countOf()) > 0,
+      cleanup: () => undefined
+    }
   }
 
   it('SIGTERM: stops accepting, finishes the request in flight, closes the pool and exits 0', async function () {
     this.timeout(60000)
     const db = await serveDatabase()
     const dataDir = path.join(ROOT, '.tmp', 'test', `sigterm-data-${process.pid}`)
-    const served = await startServe({ DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, UPLOADS_DIR: path.join(dataDir, 'uploads') })
+    const served = await startServe({
+      DATABASE_URL: db.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      UPLOADS_DIR: path.join(dataDir, 'uploads')
+    })
     try {
       const port = Number(new URL(served.url).port)
       const api = new HttpClient(served.url, db.apiKey)
@@ -178,7 +240,11 @@ forEachDatabase('faults', (suite) => {
       const inFlight = slowCreate(served.url, db.apiKey, JSON.stringify({ companyName: 'In flight at SIGTERM' }))
       await sleep(300)
       served.child.kill('SIGTERM')
-      const refused = await eventually(() => refusesConnections(port), (yes) => yes, 5000)
+      const refused = await eventually(
+        () => refusesConnections(port),
+        (yes) => yes,
+        5000
+      )
       assert.ok(refused, 'no new connections after SIGTERM')
       inFlight.finish()
       const res = await inFlight.response
@@ -202,12 +268,16 @@ forEachDatabase('faults', (suite) => {
     const ctx = { ...seed.ctx, time: seed.ctx.time + 3 * 3600 * 1000 }
     const send = (op: Operation, patch?: Json) => {
       const resource = op.registered!.resource
-      if (op.kind === 'create') return postRecord(seed, op, op.bodyType === 'json' ? multiRowBody(resource, 'create', ctx) : undefined)
-      if (op.kind === 'patch') return seed.company.api.patch(urlOf(op.template, seed), patch ?? multiRowBody(resource, 'patch', ctx))
+      if (op.kind === 'create')
+        return postRecord(seed, op, op.bodyType === 'json' ? multiRowBody(resource, 'create', ctx) : undefined)
+      if (op.kind === 'patch')
+        return seed.company.api.patch(urlOf(op.template, seed), patch ?? multiRowBody(resource, 'patch', ctx))
       return seed.company.api.delete(urlOf(op.template, seed))
     }
     const opsOf = (kind: string, created: boolean) =>
-      seed.records.filter((r) => r.created || !created).flatMap((r) => operations.filter((op) => op.kind === kind && op.registered === r.registered))
+      seed.records
+        .filter((r) => r.created || !created)
+        .flatMap((r) => operations.filter((op) => op.kind === kind && op.registered === r.registered))
     /** Every value of every enum field a PATCH takes, in declared order: workflow moves such as a week's status fan-out. */
     const moves = opsOf('patch', false).flatMap((op) =>
       Object.entries<Json>((op.registered!.resource.patchSchema as Json).properties).flatMap(([name, prop]) =>
@@ -217,7 +287,9 @@ forEachDatabase('faults', (suite) => {
     const writes: { op: Operation; patch?: Json }[] = [
       ...opsOf('create', true).map((op) => ({ op })),
       ...opsOf('patch', true).map((op) => ({ op })),
-      ...opsOf('remove', true).reverse().map((op) => ({ op })),
+      ...opsOf('remove', true)
+        .reverse()
+        .map((op) => ({ op })),
       ...moves
     ]
     const injector = new FaultInjector(server.knex)
@@ -249,6 +321,10 @@ forEachDatabase('faults', (suite) => {
     }
     const multiRow = [...statementsOf].filter(([, writesCount]) => writesCount >= 2)
     assert.ok(multiRow.length >= 3, `multi-row writes were among them: ${JSON.stringify([...statementsOf])}`)
-    for (const kind of ['create', 'patch', 'remove']) assert.ok([...statementsOf.keys()].some((k) => k.startsWith({ create: 'POST', patch: 'PATCH', remove: 'DELETE' }[kind]!)), kind)
+    for (const kind of ['create', 'patch', 'remove'])
+      assert.ok(
+        [...statementsOf.keys()].some((k) => k.startsWith({ create: 'POST', patch: 'PATCH', remove: 'DELETE' }[kind]!)),
+        kind
+      )
   })
 })

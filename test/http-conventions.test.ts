@@ -51,20 +51,29 @@ forEachDatabase('HTTP conventions', (suite) => {
 
   describe('bodies', () => {
     it('400 for malformed JSON, never a 500', async () => {
-      const res = await a.api.post('/v1/customers', undefined, { raw: '{"companyName": ', headers: { 'content-type': 'application/json' } })
+      const res = await a.api.post('/v1/customers', undefined, {
+        raw: '{"companyName": ',
+        headers: { 'content-type': 'application/json' }
+      })
       assert.equal(res.status, 400)
       assert.equal(res.body.name, 'BadRequest')
     })
 
     it('400 for a JSON body that is not an object', async () => {
       for (const raw of ['[]', '"text"', '[{"companyName":"x"}]']) {
-        const res = await a.api.post('/v1/customers', undefined, { raw, headers: { 'content-type': 'application/json' } })
+        const res = await a.api.post('/v1/customers', undefined, {
+          raw,
+          headers: { 'content-type': 'application/json' }
+        })
         assert.equal(res.status, 400, raw)
       }
     })
 
     it('415 for a body that is not JSON', async () => {
-      const res = await a.api.post('/v1/customers', undefined, { raw: 'companyName=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+      const res = await a.api.post('/v1/customers', undefined, {
+        raw: 'companyName=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' }
+      })
       assert.equal(res.status, 415)
       assert.equal(res.body.name, 'UnsupportedMediaType')
     })
@@ -101,7 +110,10 @@ forEachDatabase('HTTP conventions', (suite) => {
 
     it('never half-writes: a rejected body leaves the record unchanged', async () => {
       const created = await a.api.post('/v1/customers', { companyName: 'Stable', number: 'S-1' })
-      const res = await a.api.patch(`/v1/customers/${created.body.id}`, { number: 'S-2', emails: [{ emailAddress: 'bad' }] })
+      const res = await a.api.patch(`/v1/customers/${created.body.id}`, {
+        number: 'S-2',
+        emails: [{ emailAddress: 'bad' }]
+      })
       assert.equal(res.status, 400)
       assert.equal((await a.api.get(`/v1/customers/${created.body.id}`)).body.number, 'S-1')
     })
@@ -112,7 +124,10 @@ forEachDatabase('HTTP conventions', (suite) => {
     before(async () => {
       tag = `L${Date.now()}`
       for (let i = 0; i < 27; i++) {
-        const res = await a.api.post('/v1/customers', { companyName: `${tag} ${String(i).padStart(2, '0')}`, number: String(i % 3) })
+        const res = await a.api.post('/v1/customers', {
+          companyName: `${tag} ${String(i).padStart(2, '0')}`,
+          number: String(i % 3)
+        })
         assert.equal(res.status, 201)
       }
     })
@@ -127,7 +142,10 @@ forEachDatabase('HTTP conventions', (suite) => {
       assert.equal(res.body.pages, 3)
       assert.equal(res.body.items.length, 10)
       const ids = res.body.items.map((c: any) => c.id)
-      assert.deepEqual(ids, [...ids].sort((x, y) => x - y))
+      assert.deepEqual(
+        ids,
+        [...ids].sort((x, y) => x - y)
+      )
     })
 
     it('pages through with page and size; a page past the end is empty', async () => {
@@ -140,7 +158,10 @@ forEachDatabase('HTTP conventions', (suite) => {
     })
 
     it('400 for page and size out of range or not integers, naming them', async () => {
-      for (const query of [{ size: 0 }, { size: 21 }, { size: 'ten' }, { page: -1 }, { page: 1.5 }] as Record<string, string | number>[]) {
+      for (const query of [{ size: 0 }, { size: 21 }, { size: 'ten' }, { page: -1 }, { page: 1.5 }] as Record<
+        string,
+        string | number
+      >[]) {
         const res = await a.api.get('/v1/customers', query)
         assert.equal(res.status, 400, JSON.stringify(query))
         assert.deepEqual(Object.keys(res.body.data.validationErrors), Object.keys(query))
@@ -161,7 +182,10 @@ forEachDatabase('HTTP conventions', (suite) => {
       ] as [Record<string, string>, string][]) {
         const res = await a.api.get('/v1/customers', query)
         assert.equal(res.status, 400, JSON.stringify(query))
-        assert.ok(res.body.data.validationErrors[key], `${JSON.stringify(query)} → ${JSON.stringify(res.body.data.validationErrors)}`)
+        assert.ok(
+          res.body.data.validationErrors[key],
+          `${JSON.stringify(query)} → ${JSON.stringify(res.body.data.validationErrors)}`
+        )
       }
     })
 
@@ -176,7 +200,10 @@ forEachDatabase('HTTP conventions', (suite) => {
     it('compares timestamps given with an offset correctly', async () => {
       const first = (await a.api.get('/v1/customers', { 'companyName[$like]': `${tag}%`, size: 1 })).body.items[0]
       const instant = new Date(first.createdAt)
-      const withOffset = new Date(instant.getTime() - 1).toISOString().replace('Z', '+00:00').replace(/T(\d\d)/, (_m, h) => `T${h}`)
+      const withOffset = new Date(instant.getTime() - 1)
+        .toISOString()
+        .replace('Z', '+00:00')
+        .replace(/T(\d\d)/, (_m, h) => `T${h}`)
       const res = await a.api.get('/v1/customers', { 'companyName[$like]': `${tag}%`, 'createdAt[$gt]': withOffset })
       assert.equal(res.body.total, 27)
       // The same instant (plus a second, the offset form drops milliseconds) written in +02:00.
@@ -187,11 +214,18 @@ forEachDatabase('HTTP conventions', (suite) => {
 
     it('$like folds the case of every letter, not only ASCII (Müller, ÖL, Città), and keeps its wildcards', async () => {
       const mark = `u${Date.now().toString(36)}`
-      for (const companyName of [`${mark} Elektro MÜLLER`, `${mark} Öl & Gas`, `${mark} Città Bianca`, `${mark} Straße [Nord]*?`]) {
+      for (const companyName of [
+        `${mark} Elektro MÜLLER`,
+        `${mark} Öl & Gas`,
+        `${mark} Città Bianca`,
+        `${mark} Straße [Nord]*?`
+      ]) {
         assert.equal((await a.api.post('/v1/customers', { companyName })).status, 201)
       }
       const names = async (pattern: string) =>
-        (await a.api.get('/v1/customers', { 'companyName[$like]': pattern, '$sort[companyName]': 1 })).body.items.map((c: any) => c.companyName.slice(mark.length + 1))
+        (await a.api.get('/v1/customers', { 'companyName[$like]': pattern, '$sort[companyName]': 1 })).body.items.map(
+          (c: any) => c.companyName.slice(mark.length + 1)
+        )
       assert.deepEqual(await names(`${mark}%müller%`), ['Elektro MÜLLER'])
       assert.deepEqual(await names(`${mark.toUpperCase()} öL%`), ['Öl & Gas'])
       assert.deepEqual(await names(`%${mark} CITTÀ%`), ['Città Bianca'])
@@ -200,8 +234,19 @@ forEachDatabase('HTTP conventions', (suite) => {
       assert.deepEqual(await names(`${mark} straße [nord]%`), ['Straße [Nord]*?'])
       assert.deepEqual(await names(`${mark} straße [nord]`), [])
       assert.deepEqual(await names(`${mark} ö%`), ['Öl & Gas'])
-      assert.equal((await a.api.get('/v1/customers', { 'companyName[$like]': `${mark}%ü%`, 'companyName[$ne]': `${mark} Elektro MÜLLER` })).body.total, 0)
-      assert.equal((await (await suite.company()).api.get('/v1/customers', { 'companyName[$like]': `${mark}%ü%` })).body.total, 0)
+      assert.equal(
+        (
+          await a.api.get('/v1/customers', {
+            'companyName[$like]': `${mark}%ü%`,
+            'companyName[$ne]': `${mark} Elektro MÜLLER`
+          })
+        ).body.total,
+        0
+      )
+      assert.equal(
+        (await (await suite.company()).api.get('/v1/customers', { 'companyName[$like]': `${mark}%ü%` })).body.total,
+        0
+      )
     })
 
     it('$like is case-insensitive and $in/$nin/$ne work, null matches null', async () => {

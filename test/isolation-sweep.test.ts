@@ -73,9 +73,15 @@ forEachDatabase('isolation sweep', (suite) => {
 
   /** Runs `work` and checks that neither company's data changed. */
   async function unchanged(work: () => Promise<void>) {
-    const before = [await snapshotCompany(suite.server(), a.company.id), await snapshotCompany(suite.server(), b.company.id)]
+    const before = [
+      await snapshotCompany(suite.server(), a.company.id),
+      await snapshotCompany(suite.server(), b.company.id)
+    ]
     await work()
-    const after = [await snapshotCompany(suite.server(), a.company.id), await snapshotCompany(suite.server(), b.company.id)]
+    const after = [
+      await snapshotCompany(suite.server(), a.company.id),
+      await snapshotCompany(suite.server(), b.company.id)
+    ]
     assert.deepEqual(changedTables(before[0], after[0]), [], "company A's data changed")
     assert.deepEqual(changedTables(before[1], after[1]), [], "company B's data changed")
   }
@@ -84,8 +90,12 @@ forEachDatabase('isolation sweep', (suite) => {
   function foreignPaths(op: Operation): { url: string; foreign: string }[] {
     const own = paramsFor(op.template, b)
     const theirs = paramsFor(op.template, a)
-    const variants = op.pathParams.map((param) => ({ url: fillTemplate(op.template, { ...own, [param]: theirs[param] }), foreign: param }))
-    if (op.pathParams.length > 1) variants.push({ url: fillTemplate(op.template, theirs), foreign: op.pathParams.join('+') })
+    const variants = op.pathParams.map((param) => ({
+      url: fillTemplate(op.template, { ...own, [param]: theirs[param] }),
+      foreign: param
+    }))
+    if (op.pathParams.length > 1)
+      variants.push({ url: fillTemplate(op.template, theirs), foreign: op.pathParams.join('+') })
     return variants
   }
 
@@ -96,14 +106,18 @@ forEachDatabase('isolation sweep', (suite) => {
       for (const [name, value] of Object.entries(extra)) form.append(name, String(value))
       return { options: { raw: form } }
     }
-    if (op.method === 'POST' && op.registered) return { body: { ...validCreateBody(op.registered.resource, seed.ctx), ...extra } }
+    if (op.method === 'POST' && op.registered)
+      return { body: { ...validCreateBody(op.registered.resource, seed.ctx), ...extra } }
     if (op.method === 'PATCH') return { body: extra }
     return {}
   }
 
   it('sweeps every registered service method', () => {
     assert.deepEqual(uncoveredServiceMethods(suite.server(), operations), [])
-    assert.ok(operations.some((op) => op.pathParams.length > 1), 'nested paths are part of the sweep')
+    assert.ok(
+      operations.some((op) => op.pathParams.length > 1),
+      'nested paths are part of the sweep'
+    )
   })
 
   it("answers 404 to another company's id in any path parameter, and changes nothing", async function () {
@@ -115,7 +129,10 @@ forEachDatabase('isolation sweep', (suite) => {
           const res = await asB(op.method, url, body, options)
           // The signed download route refuses an unsigned request (403) before it looks anything up.
           const expected = op.kind === 'other' ? [403, 404] : [404]
-          assert.ok(expected.includes(res.status), `${label(op)} with A's ${foreign}: ${res.status} ${res.text.slice(0, 300)}`)
+          assert.ok(
+            expected.includes(res.status),
+            `${label(op)} with A's ${foreign}: ${res.status} ${res.text.slice(0, 300)}`
+          )
         }
       }
     })
@@ -128,7 +145,7 @@ forEachDatabase('isolation sweep', (suite) => {
       for (const op of operations.filter((o) => (o.kind === 'create' || o.kind === 'patch') && o.registered)) {
         const resource = op.registered!.resource
         const schema = (op.kind === 'create' ? resource.createSchema : resource.patchSchema) as Json
-        const writable = op.bodyType === 'multipart' ? op.formSchema?.properties ?? {} : schema.properties
+        const writable = op.bodyType === 'multipart' ? (op.formSchema?.properties ?? {}) : schema.properties
         for (const [field, ref] of Object.entries(resource.references ?? {})) {
           if (!writable[field]) continue
           const foreignId = [...(aIds.get(ref.table) ?? [])][0]
@@ -136,7 +153,10 @@ forEachDatabase('isolation sweep', (suite) => {
           const { body, options } = bodyFor(op, b, { [field]: ref.many ? [foreignId] : foreignId })
           const res = await asB(op.method, urlOf(op.template, b), body, options)
           assert.equal(res.status, 400, `${label(op)} with A's ${field}: ${res.text.slice(0, 300)}`)
-          assert.ok(res.body.data?.validationErrors?.[field], `${label(op)}: validationErrors names ${field}: ${res.text.slice(0, 300)}`)
+          assert.ok(
+            res.body.data?.validationErrors?.[field],
+            `${label(op)}: validationErrors names ${field}: ${res.text.slice(0, 300)}`
+          )
           checked++
         }
       }
@@ -144,13 +164,19 @@ forEachDatabase('isolation sweep', (suite) => {
     assert.ok(checked > 10, `references checked: ${checked}`)
   })
 
-  it("lists nothing of another company, whatever ids the filters name", async function () {
+  it('lists nothing of another company, whatever ids the filters name', async function () {
     this.timeout(60000)
     const foreign = [...new Set([...aIds.values()].flatMap((ids) => [...ids]))].slice(0, 100)
     for (const op of operations.filter((o) => o.kind === 'list')) {
       const { resource, querySchema } = op.registered!
-      const idFilters = Object.entries<Json>((querySchema as Json).properties).filter(([, s]) => s.properties?.$in?.items?.type === 'integer')
-      const queries: Json[] = [{}, ...idFilters.map(([name]) => ({ [`${name}[$in]`]: foreign })), ...idFilters.map(([name]) => ({ [name]: foreign[0] }))]
+      const idFilters = Object.entries<Json>((querySchema as Json).properties).filter(
+        ([, s]) => s.properties?.$in?.items?.type === 'integer'
+      )
+      const queries: Json[] = [
+        {},
+        ...idFilters.map(([name]) => ({ [`${name}[$in]`]: foreign })),
+        ...idFilters.map(([name]) => ({ [name]: foreign[0] }))
+      ]
       for (const query of queries) {
         const res = await asB('GET', urlOf(op.template, b), undefined, { query: { ...query, size: 20 } })
         assert.equal(res.status, 200, `${label(op)} ${JSON.stringify(query).slice(0, 100)}: ${res.text.slice(0, 300)}`)
@@ -161,7 +187,10 @@ forEachDatabase('isolation sweep', (suite) => {
   })
 
   it('describes nothing of another company', async () => {
-    const docs = operations.filter((op) => op.method === 'GET' && op.kind === 'other' && op.pathParams.length === 0 && op.query.every((p) => !p.required))
+    const docs = operations.filter(
+      (op) =>
+        op.method === 'GET' && op.kind === 'other' && op.pathParams.length === 0 && op.query.every((p) => !p.required)
+    )
     assert.ok(docs.length > 0)
     for (const op of docs) {
       const res = await asB('GET', op.template)
@@ -191,7 +220,9 @@ forEachDatabase('isolation sweep', (suite) => {
 
   it("answers 404 to look-ups (such as by-user) naming another company's records", async function () {
     this.timeout(60000)
-    const lookups = operations.filter((op) => op.kind === 'other' && op.method === 'GET' && op.query.some((p) => p.required && tableOfParameter(p.name)))
+    const lookups = operations.filter(
+      (op) => op.kind === 'other' && op.method === 'GET' && op.query.some((p) => p.required && tableOfParameter(p.name))
+    )
     assert.ok(lookups.length > 0, 'the by-user look-ups of CONTRACT §7.7 are described')
     for (const op of lookups) {
       const query = (seed: Seed) =>
@@ -202,12 +233,20 @@ forEachDatabase('isolation sweep', (suite) => {
               const table = tableOfParameter(p.name)
               if (table) return [p.name, seed.idsByTable.get(table)![0]]
               const schema = p.schema ?? {}
-              return [p.name, schema.format === 'date' ? periodDate() : schema.enum?.[0] ?? String(validValueOf(schema, seed))]
+              return [
+                p.name,
+                schema.format === 'date' ? periodDate() : (schema.enum?.[0] ?? String(validValueOf(schema, seed)))
+              ]
             })
         )
       const own = await a.company.api.get(urlOf(op.template, a), query(a))
       assert.equal(own.status, 200, `${label(op)} for its own company: ${own.text.slice(0, 300)}`)
-      const res = await asB('GET', urlOf(op.template, b), undefined, { query: { ...query(b), ...Object.fromEntries(Object.entries(query(a)).filter(([name]) => tableOfParameter(name))) } })
+      const res = await asB('GET', urlOf(op.template, b), undefined, {
+        query: {
+          ...query(b),
+          ...Object.fromEntries(Object.entries(query(a)).filter(([name]) => tableOfParameter(name)))
+        }
+      })
       assert.equal(res.status, 404, `${label(op)} with A's ids: ${res.text.slice(0, 300)}`)
     }
   })
@@ -219,7 +258,9 @@ forEachDatabase('isolation sweep', (suite) => {
       if (!record) continue
       const res = await asB('GET', urlOf(op.template, b))
       assert.equal(res.status, 200)
-      const urls = Object.values<unknown>(res.body).filter((v): v is string => typeof v === 'string' && v.startsWith(suite.server().url))
+      const urls = Object.values<unknown>(res.body).filter(
+        (v): v is string => typeof v === 'string' && v.startsWith(suite.server().url)
+      )
       for (const link of urls) {
         links++
         const own = await fetch(link)
@@ -240,7 +281,10 @@ forEachDatabase('isolation sweep', (suite) => {
   it("never shows A's marker in anything B received", () => {
     assert.ok(seenByB.length > 100, `responses checked: ${seenByB.length}`)
     const leaks = seenByB.filter((text) => text.includes(a.marker))
-    assert.deepEqual(leaks.map((t) => t.slice(0, 300)), [])
+    assert.deepEqual(
+      leaks.map((t) => t.slice(0, 300)),
+      []
+    )
   })
 
   it("sends none of A's created, patched and removed events to B's socket", async function () {

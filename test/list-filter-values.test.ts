@@ -12,13 +12,21 @@ forEachDatabase('list filter values', (suite) => {
 
   before(async () => {
     a = await suite.company({ country: 'DE' })
-    const user = await a.api.post('/v1/users', { fullName: 'Filter Probe', email: `filters-${process.pid}-${Date.now()}@crew.test` })
+    const user = await a.api.post('/v1/users', {
+      fullName: 'Filter Probe',
+      email: `filters-${process.pid}-${Date.now()}@crew.test`
+    })
     assert.equal(user.status, 201, user.text)
     userId = user.body.id
     // The day, its week and its month.
     assert.equal((await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-02' })).status, 200)
     const typeId = (await a.api.get('/v1/user-absence-types', { size: 1 })).body.items[0].id
-    const absence = await a.api.post('/v1/user-absences', { typeId, userId, startsAt: '2026-11-09T00:00:00+01:00', endsAt: '2026-11-10T00:00:00+01:00' })
+    const absence = await a.api.post('/v1/user-absences', {
+      typeId,
+      userId,
+      startsAt: '2026-11-09T00:00:00+01:00',
+      endsAt: '2026-11-10T00:00:00+01:00'
+    })
     assert.equal(absence.status, 201, absence.text)
   })
 
@@ -79,7 +87,11 @@ forEachDatabase('list filter values', (suite) => {
       assert.equal(res.status, 400, `customerId=${value}: ${res.text}`)
       assert.deepEqual(res.body.data.validationErrors, { customerId: 'must be a decimal number' })
     }
-    for (const [query, param] of [[{ page: ' ' }, 'page'], [{ size: '0x5' }, 'size'], [{ 'id[$gte]': '1e2' }, 'id[$gte]']] as const) {
+    for (const [query, param] of [
+      [{ page: ' ' }, 'page'],
+      [{ size: '0x5' }, 'size'],
+      [{ 'id[$gte]': '1e2' }, 'id[$gte]']
+    ] as const) {
       const res = await a.api.get('/v1/assignments', query)
       assert.equal(res.status, 400, res.text)
       assert.deepEqual(Object.keys(res.body.data.validationErrors), [param])

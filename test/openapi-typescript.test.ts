@@ -28,10 +28,19 @@ function typeErrors(files: Record<string, string>): string[] {
     fs.writeFileSync(file, text)
     return file
   })
-  const program = ts.createProgram(names, { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, skipLibCheck: true, types: [] })
+  const program = ts.createProgram(names, {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.CommonJS,
+    skipLibCheck: true,
+    types: []
+  })
   return ts
     .getPreEmitDiagnostics(program)
-    .map((d) => `${d.file ? path.basename(d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
+    .map(
+      (d) => `${d.file ? path.basename(d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`
+    )
 }
 
 /** The list operations of a document: path templates whose GET answers a page. */

@@ -38,9 +38,10 @@ async function lint(docs: Record<string, Json>) {
       return file
     })
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' }
-    const { stdout } = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', ...files, '--format', 'json'], { env, maxBuffer: 64 * 1024 * 1024 }).catch(
-      (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' })
-    )
+    const { stdout } = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', ...files, '--format', 'json'], {
+      env,
+      maxBuffer: 64 * 1024 * 1024
+    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }))
     // One JSON report per file, written back to back on stdout (the CLI's notices go to stderr).
     const reports = JSON.parse(`[${stdout.replace(/\}\s*\{(?=\s*"totals")/g, '},{')}]`) as { problems: Json[] }[]
     assert.equal(reports.length, files.length)
@@ -83,11 +84,20 @@ forEachDatabase('API description', (suite) => {
 
   it('describes every method of every /v1 service', () => {
     const app = suite.server().app as any
-    const verbs: Record<string, [string, boolean]> = { find: ['get', false], create: ['post', false], get: ['get', true], patch: ['patch', true], update: ['put', true], remove: ['delete', true] }
+    const verbs: Record<string, [string, boolean]> = {
+      find: ['get', false],
+      create: ['post', false],
+      get: ['get', true],
+      patch: ['patch', true],
+      update: ['put', true],
+      remove: ['delete', true]
+    }
     const missing: string[] = []
     for (const [path, service] of Object.entries<any>(app.services).filter(([p]) => p.startsWith('v1/'))) {
       const base = pathTemplate(path)
-      const item = Object.keys(combined.paths).find((p) => p.startsWith(`${base}/{`) && !p.slice(base.length + 1).includes('/'))
+      const item = Object.keys(combined.paths).find(
+        (p) => p.startsWith(`${base}/{`) && !p.slice(base.length + 1).includes('/')
+      )
       for (const method of getServiceOptions(service).methods ?? []) {
         const [verb, onItem] = verbs[method] ?? []
         if (!verb) continue
@@ -103,7 +113,9 @@ forEachDatabase('API description', (suite) => {
       const res = await fr.api.get(`/v1/${collection}/spec`)
       assert.equal(res.status, 200, collection)
       await assertValidOpenApi(res.body, collection)
-      const foreign = Object.keys(res.body.paths).filter((p) => !p.startsWith(`/v1/${collection}/`) && p !== `/v1/${collection}`)
+      const foreign = Object.keys(res.body.paths).filter(
+        (p) => !p.startsWith(`/v1/${collection}/`) && p !== `/v1/${collection}`
+      )
       assert.deepEqual(foreign, [], collection)
       assert.ok(res.body.paths[`/v1/${collection}/spec`], collection)
     }
@@ -117,7 +129,10 @@ forEachDatabase('API description', (suite) => {
     const errors = problems.filter((p) => p.severity === 'error')
     assert.deepEqual(errors, [])
     // The one accepted warning: the API is proprietary, there is no license to name.
-    assert.deepEqual([...new Set(problems.map((p) => p.ruleId))].filter((rule) => rule !== 'info-license'), [])
+    assert.deepEqual(
+      [...new Set(problems.map((p) => p.ruleId))].filter((rule) => rule !== 'info-license'),
+      []
+    )
   })
 
   it('declares 401, 403 and 429 on every operation that needs the key (403 not on /spec: any valid key may read it)', () => {
@@ -126,13 +141,21 @@ forEachDatabase('API description', (suite) => {
       for (const [verb, operation] of Object.entries<Json>(item)) {
         const publicOperation = Array.isArray(operation.security) && operation.security.length === 0
         const expected = publicOperation ? [] : template.endsWith('/spec') ? ['401', '429'] : ['401', '403', '429']
-        for (const status of expected) if (!operation.responses[status]) missing.push(`${verb.toUpperCase()} ${template} ${status}`)
-        if (publicOperation && operation.responses['429']) missing.push(`${verb.toUpperCase()} ${template}: a key-less operation spends no budget`)
+        for (const status of expected)
+          if (!operation.responses[status]) missing.push(`${verb.toUpperCase()} ${template} ${status}`)
+        if (publicOperation && operation.responses['429'])
+          missing.push(`${verb.toUpperCase()} ${template}: a key-less operation spends no budget`)
       }
     }
     assert.deepEqual(missing, [])
-    assert.ok(combined.paths['/v1/assignments/{assignmentId}/uploads'].post.responses['401'], 'the multipart upload too')
-    assert.deepEqual(combined.components.responses.TooManyRequests.content['application/json'].schema.allOf[1].properties.code, { const: 429 })
+    assert.ok(
+      combined.paths['/v1/assignments/{assignmentId}/uploads'].post.responses['401'],
+      'the multipart upload too'
+    )
+    assert.deepEqual(
+      combined.components.responses.TooManyRequests.content['application/json'].schema.allOf[1].properties.code,
+      { const: 429 }
+    )
   })
 
   it('gives every id int32 format: path parameters, fields and filters', () => {
@@ -140,7 +163,13 @@ forEachDatabase('API description', (suite) => {
     const visit = (node: unknown, where: string) => {
       if (!node || typeof node !== 'object') return
       const schema = node as Json
-      if (schema.type === 'integer' && schema.minimum === 1 && schema.maximum === 2147483647 && schema.format !== 'int32') untyped.push(where)
+      if (
+        schema.type === 'integer' &&
+        schema.minimum === 1 &&
+        schema.maximum === 2147483647 &&
+        schema.format !== 'int32'
+      )
+        untyped.push(where)
       for (const [key, value] of Object.entries(schema)) visit(value, `${where}/${key}`)
     }
     visit(combined, '#')
@@ -151,10 +180,17 @@ forEachDatabase('API description', (suite) => {
 
   it('uses the company display names in info.title and tags (DE, IT; English otherwise)', async () => {
     const names = { DE: 'Kunde', IT: 'Cliente', FR: 'Customer' }
-    for (const [country, company] of [['DE', de], ['IT', it_], ['FR', fr]] as const) {
+    for (const [country, company] of [
+      ['DE', de],
+      ['IT', it_],
+      ['FR', fr]
+    ] as const) {
       const doc = (await company.api.get('/v1/customers/spec')).body
       assert.equal(doc.info.title, `crewclock API: ${names[country]}`)
-      assert.deepEqual(doc.tags.map((t: Json) => t.name), [names[country]])
+      assert.deepEqual(
+        doc.tags.map((t: Json) => t.name),
+        [names[country]]
+      )
       for (const item of Object.values<Json>(doc.paths)) {
         for (const operation of Object.values<Json>(item)) assert.deepEqual(operation.tags, [names[country]])
       }
@@ -187,9 +223,15 @@ forEachDatabase('API description', (suite) => {
     const item = doc.paths['/v1/customers/{customerId}']
     assert.deepEqual(Object.keys(doc.paths['/v1/customers']).sort(), ['get', 'post'])
     assert.deepEqual(Object.keys(item).sort(), ['delete', 'get', 'patch'])
-    assert.deepEqual(create.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/CustomerData' })
-    assert.deepEqual(create.responses['201'].content['application/json'].schema, { $ref: '#/components/schemas/Customer' })
-    assert.deepEqual(item.patch.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/CustomerPatch' })
+    assert.deepEqual(create.requestBody.content['application/json'].schema, {
+      $ref: '#/components/schemas/CustomerData'
+    })
+    assert.deepEqual(create.responses['201'].content['application/json'].schema, {
+      $ref: '#/components/schemas/Customer'
+    })
+    assert.deepEqual(item.patch.requestBody.content['application/json'].schema, {
+      $ref: '#/components/schemas/CustomerPatch'
+    })
     // CONTRACT §6: companyName or surname, as anyOf of required sets beside the sentence.
     assert.deepEqual(doc.components.schemas.CustomerData.anyOf, [
       { required: ['companyName'], properties: { companyName: { type: 'string', minLength: 1 } } },
@@ -201,17 +243,31 @@ forEachDatabase('API description', (suite) => {
     assert.equal(item.delete.responses['204'].content, undefined)
     // CONTRACT §10.2: the key's budget on every response of an authenticated operation, not on the 401.
     for (const response of [item.delete.responses['204'], create.responses['201'], doc.components.responses.NotFound]) {
-      assert.deepEqual(Object.keys(response.headers).sort(), ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
+      assert.deepEqual(Object.keys(response.headers).sort(), [
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset'
+      ])
     }
     assert.equal(doc.components.responses.NotAuthenticated.headers['RateLimit-Limit'], undefined)
     assert.ok(doc.components.responses.TooManyRequests.headers['Retry-After'])
     assert.equal(doc.components.responses.Error.headers['Retry-After'], undefined)
     assert.equal(item.get.parameters[0].name, 'customerId')
-    assert.deepEqual(item.get.parameters[0].schema, { type: 'integer', format: 'int32', minimum: 1, maximum: 2147483647 })
+    assert.deepEqual(item.get.parameters[0].schema, {
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 2147483647
+    })
     for (const status of ['400', '401', '404']) assert.ok(item.get.responses[status], status)
-    assert.equal(doc.components.responses.NotFound.content['application/json'].schema.allOf[0].$ref, '#/components/schemas/Error')
+    assert.equal(
+      doc.components.responses.NotFound.content['application/json'].schema.allOf[0].$ref,
+      '#/components/schemas/Error'
+    )
     assert.deepEqual(doc.components.schemas.Error.required, ['name', 'message', 'code', 'className'])
-    assert.deepEqual(doc.components.schemas.Error.properties.data.properties.validationErrors.additionalProperties, { type: 'string' })
+    assert.deepEqual(doc.components.schemas.Error.properties.data.properties.validationErrors.additionalProperties, {
+      type: 'string'
+    })
     // Shared objects live in components; nullable ones are referenced with anyOf null.
     assert.deepEqual(doc.components.schemas.Customer.properties.billingAddress, {
       anyOf: [{ $ref: '#/components/schemas/Address' }, { type: 'null' }]
@@ -222,7 +278,9 @@ forEachDatabase('API description', (suite) => {
     assert.deepEqual(doc.components.schemas.CustomerList.required, ['page', 'pages', 'size', 'total', 'items'])
     assert.equal(doc.components.schemas.CustomerList.additionalProperties, false)
     assert.deepEqual(doc.components.schemas.CustomerList.properties.items.type, 'array')
-    assert.deepEqual(doc.components.schemas.CustomerList.properties.items.items, { $ref: '#/components/schemas/Customer' })
+    assert.deepEqual(doc.components.schemas.CustomerList.properties.items.items, {
+      $ref: '#/components/schemas/Customer'
+    })
     assert.equal(JSON.stringify(doc).includes('"$id"'), false)
     assert.equal(list.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/CustomerList')
   })
@@ -230,10 +288,24 @@ forEachDatabase('API description', (suite) => {
   it('describes the list parameters as sent: filters with operators, $sort, page and size', async () => {
     const doc = (await fr.api.get('/v1/customers/spec')).body
     const parameters = new Map<string, Json>(
-      doc.paths['/v1/customers'].get.parameters.map((p: Json) => (p.$ref ? [p.$ref.split('/').pop(), doc.components.parameters[p.$ref.split('/').pop()]] : [p.name, p]))
+      doc.paths['/v1/customers'].get.parameters.map((p: Json) =>
+        p.$ref ? [p.$ref.split('/').pop(), doc.components.parameters[p.$ref.split('/').pop()]] : [p.name, p]
+      )
     )
-    assert.deepEqual(parameters.get('size')!.schema, { type: 'integer', minimum: 1, maximum: 20, format: 'int32', default: 10 })
-    assert.deepEqual(parameters.get('page')!.schema, { type: 'integer', minimum: 0, maximum: 2147483647, format: 'int32', default: 0 })
+    assert.deepEqual(parameters.get('size')!.schema, {
+      type: 'integer',
+      minimum: 1,
+      maximum: 20,
+      format: 'int32',
+      default: 10
+    })
+    assert.deepEqual(parameters.get('page')!.schema, {
+      type: 'integer',
+      minimum: 0,
+      maximum: 2147483647,
+      format: 'int32',
+      default: 0
+    })
     assert.equal(parameters.get('createdAt[$gt]')!.schema.format, 'date-time')
     assert.equal(parameters.get('createdAt[$like]'), undefined)
     assert.deepEqual(parameters.get('id[$in]'), {
@@ -242,19 +314,30 @@ forEachDatabase('API description', (suite) => {
       description: parameters.get('id[$in]')!.description,
       style: 'form',
       explode: true,
-      schema: { type: 'array', maxItems: 100, items: { type: 'integer', minimum: 1, maximum: 2147483647, format: 'int32' } }
+      schema: {
+        type: 'array',
+        maxItems: 100,
+        items: { type: 'integer', minimum: 1, maximum: 2147483647, format: 'int32' }
+      }
     })
     assert.ok(parameters.get('companyName[$like]'))
     // `null` is sent as the text `null` (records without a value): the typed value or that marker.
     assert.deepEqual(parameters.get('companyName')!.schema, {
-      anyOf: [{ type: 'string', maxLength: 255 }, { type: 'string', enum: ['null'], description: 'Records without a value.' }]
+      anyOf: [
+        { type: 'string', maxLength: 255 },
+        { type: 'string', enum: ['null'], description: 'Records without a value.' }
+      ]
     })
     assert.deepEqual(parameters.get('id')!.schema.anyOf, [
       { type: 'integer', minimum: 1, maximum: 2147483647, format: 'int32' },
       { type: 'string', enum: ['null'], description: 'Records without a value.' }
     ])
     assert.deepEqual(parameters.get('id[$ne]')!.schema, parameters.get('id')!.schema)
-    assert.doesNotMatch(JSON.stringify(doc.paths['/v1/customers'].get.parameters), /,"null"\]/, 'no type: [T, "null"] among the parameters')
+    assert.doesNotMatch(
+      JSON.stringify(doc.paths['/v1/customers'].get.parameters),
+      /,"null"\]/,
+      'no type: [T, "null"] among the parameters'
+    )
     assert.deepEqual(parameters.get('$sort[number]')!.schema.enum, [1, -1])
     for (const filter of customerResource.filters) assert.ok(parameters.get(filter), filter)
     assert.equal(parameters.get('title'), undefined)
@@ -296,7 +379,11 @@ describe('API description generator (pure)', () => {
     },
     filters: ['id', 'createdAt']
   })
-  const described = (resource: Resource): DescribedResource => ({ resource, path: `v1/${resource.path}`, querySchema: buildQuerySchema(resource) })
+  const described = (resource: Resource): DescribedResource => ({
+    resource,
+    path: `v1/${resource.path}`,
+    querySchema: buildQuerySchema(resource)
+  })
 
   it('turns route placeholders into path parameters and groups nested paths under their collection', async () => {
     const doc = buildDescription({ resources: [described(uploadResource)], collection: 'things' })
@@ -305,10 +392,15 @@ describe('API description generator (pure)', () => {
     assert.equal(list.parameters[0].name, 'thingId')
     assert.equal(list.parameters[0].in, 'path')
     assert.ok(list.responses['404'], 'a missing parent is 404')
-    assert.deepEqual(doc.paths['/v1/things/{thingId}/parts/{partId}'].get.parameters.map((p: Json) => p.name), ['thingId', 'partId'])
+    assert.deepEqual(
+      doc.paths['/v1/things/{thingId}/parts/{partId}'].get.parameters.map((p: Json) => p.name),
+      ['thingId', 'partId']
+    )
     assert.equal(doc.paths['/v1/things/{thingId}/parts/{partId}'].patch, undefined)
     assert.ok(doc.paths['/v1/things/spec'])
-    assert.deepEqual(doc.components.schemas.Part.properties.box, { anyOf: [{ $ref: '#/components/schemas/Box' }, { type: 'null' }] })
+    assert.deepEqual(doc.components.schemas.Part.properties.box, {
+      anyOf: [{ $ref: '#/components/schemas/Box' }, { type: 'null' }]
+    })
   })
 
   it('merges contributed operations (by-user look-ups, multipart uploads) into the collection', async () => {
@@ -334,8 +426,18 @@ describe('API description generator (pure)', () => {
                 tags: [tools.tag(customerResource)],
                 summary: 'Import a Customer from a vCard',
                 operationId: 'importCustomer',
-                requestBody: { required: true, content: { 'multipart/form-data': { schema: tools.schema(Type.Object({ file: Type.String({ format: 'binary' }) })) } } },
-                responses: { '201': tools.json(tools.resourceRef(customerResource), 'Created.'), ...tools.errors(400, 401, 413, 415) }
+                requestBody: {
+                  required: true,
+                  content: {
+                    'multipart/form-data': {
+                      schema: tools.schema(Type.Object({ file: Type.String({ format: 'binary' }) }))
+                    }
+                  }
+                },
+                responses: {
+                  '201': tools.json(tools.resourceRef(customerResource), 'Created.'),
+                  ...tools.errors(400, 401, 413, 415)
+                }
               }
             }
           })
@@ -345,8 +447,17 @@ describe('API description generator (pure)', () => {
     })
     await assertValidOpenApi(doc, 'contributed')
     assert.equal(doc.info.title, 'crewclock API: Cliente')
-    assert.deepEqual(doc.paths['/v1/customers/by-number'].get.parameters[0], { name: 'number', in: 'query', required: true, schema: { type: 'string', maxLength: 255 } })
-    assert.equal(doc.paths['/v1/customers'].post.operationId, 'importCustomer', 'a contribution replaces the generated operation')
+    assert.deepEqual(doc.paths['/v1/customers/by-number'].get.parameters[0], {
+      name: 'number',
+      in: 'query',
+      required: true,
+      schema: { type: 'string', maxLength: 255 }
+    })
+    assert.equal(
+      doc.paths['/v1/customers'].post.operationId,
+      'importCustomer',
+      'a contribution replaces the generated operation'
+    )
     assert.equal(doc.paths['/v1/customers'].get.operationId, 'listCustomers', 'and keeps the others')
     assert.equal(doc.paths['/v1/things/other'], undefined, 'other collections stay out')
     assert.equal(doc.components.schemas.Part, undefined)
@@ -362,7 +473,11 @@ describe('HTTP helper: responses are checked against the served description', ()
     contributions: [
       {
         collection: 'customers',
-        paths: (tools) => ({ '/v1/customers/touch': { post: { summary: 'Touch', responses: { '202': { description: 'Accepted, no body.' }, ...tools.errors() } } } })
+        paths: (tools) => ({
+          '/v1/customers/touch': {
+            post: { summary: 'Touch', responses: { '202': { description: 'Accepted, no body.' }, ...tools.errors() } }
+          }
+        })
       }
     ]
   })
@@ -373,9 +488,14 @@ describe('HTTP helper: responses are checked against the served description', ()
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(description))
         return
       }
-      const route = routes[`${req.method} ${req.url?.split('?')[0]}`] ?? { status: 404, body: { name: 'NotFound', message: 'no', code: 404, className: 'not-found' } }
+      const route = routes[`${req.method} ${req.url?.split('?')[0]}`] ?? {
+        status: 404,
+        body: { name: 'NotFound', message: 'no', code: 404, className: 'not-found' }
+      }
       res.writeHead(route.status, route.body === undefined ? {} : { 'content-type': route.type ?? 'application/json' })
-      res.end(route.body === undefined ? undefined : typeof route.body === 'string' ? route.body : JSON.stringify(route.body))
+      res.end(
+        route.body === undefined ? undefined : typeof route.body === 'string' ? route.body : JSON.stringify(route.body)
+      )
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
@@ -383,7 +503,22 @@ describe('HTTP helper: responses are checked against the served description', ()
 
   after(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-  const customer = { id: 1, number: null, companyName: 'A', externalId: null, title: null, salutation: null, firstName: null, surname: null, telephones: [], emails: null, urls: null, billingAddress: null, createdAt: '2026-11-22T09:30:00.000Z', updatedAt: '2026-11-22T09:30:00.000Z' }
+  const customer = {
+    id: 1,
+    number: null,
+    companyName: 'A',
+    externalId: null,
+    title: null,
+    salutation: null,
+    firstName: null,
+    surname: null,
+    telephones: [],
+    emails: null,
+    urls: null,
+    billingAddress: null,
+    createdAt: '2026-11-22T09:30:00.000Z',
+    updatedAt: '2026-11-22T09:30:00.000Z'
+  }
   const client = () => new HttpClient(base, 'ck_test')
 
   it('accepts responses that match, and 204 without a body', async () => {
@@ -397,8 +532,14 @@ describe('HTTP helper: responses are checked against the served description', ()
 
   it('rejects a body that differs from the declared schema, naming operation, status and field', async () => {
     routes['GET /v1/customers/2'] = { status: 200, body: { ...customer, companyId: 7 } }
-    await assert.rejects(client().get('/v1/customers/2'), /GET \/v1\/customers\/\{customerId\} → 200: .*additional properties/)
-    routes['GET /v1/customers'] = { status: 200, body: { page: 0, pages: 1, size: 10, total: 1, items: [{ ...customer, createdAt: 'yesterday' }] } }
+    await assert.rejects(
+      client().get('/v1/customers/2'),
+      /GET \/v1\/customers\/\{customerId\} → 200: .*additional properties/
+    )
+    routes['GET /v1/customers'] = {
+      status: 200,
+      body: { page: 0, pages: 1, size: 10, total: 1, items: [{ ...customer, createdAt: 'yesterday' }] }
+    }
     await assert.rejects(client().get('/v1/customers'), /body\/items\/0\/createdAt must match format "date-time"/)
   })
 
@@ -406,12 +547,18 @@ describe('HTTP helper: responses are checked against the served description', ()
     routes['POST /v1/customers'] = { status: 200, body: customer }
     await assert.rejects(client().post('/v1/customers', {}), /POST \/v1\/customers → 200: status not declared/)
     routes['GET /v1/customers/1/notes'] = { status: 200, body: customer }
-    await assert.rejects(client().get('/v1/customers/1/notes'), /GET \/v1\/customers\/1\/notes → 200: the operation is not in the API description/)
+    await assert.rejects(
+      client().get('/v1/customers/1/notes'),
+      /GET \/v1\/customers\/1\/notes → 200: the operation is not in the API description/
+    )
     routes['POST /v1/customers/touch'] = { status: 202, body: 'x', type: 'text/plain' }
     await assert.rejects(client().post('/v1/customers/touch'), /declares no body/)
     routes['GET /v1/customers/4'] = { status: 404, body: { error: 'not found' } }
     await assert.rejects(client().get('/v1/customers/4'), /→ 404 \(Error\): .*must have required property 'name'/)
-    routes['GET /v1/customers/5'] = { status: 404, body: { name: 'BadRequest', message: 'x', code: 404, className: 'bad-request' } }
+    routes['GET /v1/customers/5'] = {
+      status: 404,
+      body: { name: 'BadRequest', message: 'x', code: 404, className: 'bad-request' }
+    }
     await assert.rejects(client().get('/v1/customers/5'), /→ 404: .*must be equal to constant/)
   })
 

@@ -13,7 +13,12 @@ forEachDatabase('pages over HTTP and HTTPS', (suite) => {
 
   /** A second app on the same database whose only difference is TRUST_PROXY. */
   async function serverTrusting(trustProxy: string | number) {
-    const app: Application = createApp({ redisUrl: '', trustProxy, database: { url: suite.db.url }, dataDir: suite.server().app.get('dataDir') } as any)
+    const app: Application = createApp({
+      redisUrl: '',
+      trustProxy,
+      database: { url: suite.db.url },
+      dataDir: suite.server().app.get('dataDir')
+    } as any)
     started.push(app)
     const server: Server = await app.listen(0)
     const address = server.address()
@@ -24,18 +29,25 @@ forEachDatabase('pages over HTTP and HTTPS', (suite) => {
     for (const app of started) await app.teardown()
   })
 
-  const directives = (res: { headers: Headers }) => (res.headers.get('content-security-policy') ?? '').split(';').map((d) => d.trim().split(/\s+/)[0])
+  const directives = (res: { headers: Headers }) =>
+    (res.headers.get('content-security-policy') ?? '').split(';').map((d) => d.trim().split(/\s+/)[0])
 
   const assertPlain = (res: { status: number; headers: Headers }, page: string) => {
     assert.equal(res.status, 200, page)
     assert.ok(directives(res).includes('default-src'), `${page}: a CSP is still sent`)
-    assert.ok(!directives(res).includes('upgrade-insecure-requests'), `${page}: ${res.headers.get('content-security-policy')}`)
+    assert.ok(
+      !directives(res).includes('upgrade-insecure-requests'),
+      `${page}: ${res.headers.get('content-security-policy')}`
+    )
     assert.equal(res.headers.get('strict-transport-security'), null, page)
   }
 
   const assertTls = (res: { status: number; headers: Headers }, page: string) => {
     assert.equal(res.status, 200, page)
-    assert.ok(directives(res).includes('upgrade-insecure-requests'), `${page}: ${res.headers.get('content-security-policy')}`)
+    assert.ok(
+      directives(res).includes('upgrade-insecure-requests'),
+      `${page}: ${res.headers.get('content-security-policy')}`
+    )
     assert.match(res.headers.get('strict-transport-security') ?? '', /max-age=\d+/, page)
   }
 
@@ -48,14 +60,20 @@ forEachDatabase('pages over HTTP and HTTPS', (suite) => {
   })
 
   it('ignores X-Forwarded-Proto: https when TRUST_PROXY trusts nobody (a client cannot forge TLS)', async () => {
-    for (const page of PAGES) assertPlain(await suite.server().http.get(page, undefined, { headers: { 'x-forwarded-proto': 'https' } }), page)
+    for (const page of PAGES)
+      assertPlain(await suite.server().http.get(page, undefined, { headers: { 'x-forwarded-proto': 'https' } }), page)
   })
 
   it('sends both when a trusted proxy (by address) says the request came over https', async function () {
     this.timeout(30000)
     const http = await serverTrusting('127.0.0.1')
     for (const page of PAGES) {
-      assertTls(await http.get(page, undefined, { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.7' } }), page)
+      assertTls(
+        await http.get(page, undefined, {
+          headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.7' }
+        }),
+        page
+      )
       // The same trusted proxy forwarding a plain-HTTP request: no upgrade.
       assertPlain(await http.get(page, undefined, { headers: { 'x-forwarded-proto': 'http' } }), page)
       assertPlain(await http.get(page), page)
@@ -67,6 +85,9 @@ forEachDatabase('pages over HTTP and HTTPS', (suite) => {
     const byHops = await serverTrusting(1)
     assertTls(await byHops.get('/settings/', undefined, { headers: { 'x-forwarded-proto': 'https' } }), 'hops=1')
     const elsewhere = await serverTrusting('10.9.8.7')
-    assertPlain(await elsewhere.get('/settings/', undefined, { headers: { 'x-forwarded-proto': 'https' } }), 'untrusted peer')
+    assertPlain(
+      await elsewhere.get('/settings/', undefined, { headers: { 'x-forwarded-proto': 'https' } }),
+      'untrusted peer'
+    )
   })
 })

@@ -19,7 +19,18 @@ forEachDatabase('PATCH of nested objects and lists', (suite) => {
     const url = `/v1/customers/${created.body.id}`
     const patched = await company.api.patch(url, { billingAddress: { city: 'Potsdam' } })
     assert.equal(patched.status, 200, patched.text)
-    const expected = { supplement: null, street: null, clarification: null, zip: null, city: 'Potsdam', state: null, country: null, externalId: null, latitude: null, longitude: null }
+    const expected = {
+      supplement: null,
+      street: null,
+      clarification: null,
+      zip: null,
+      city: 'Potsdam',
+      state: null,
+      country: null,
+      externalId: null,
+      latitude: null,
+      longitude: null
+    }
     assert.deepEqual(patched.body.billingAddress, expected)
     const read = (await company.api.get(url)).body
     assert.deepEqual(read.billingAddress, expected)
@@ -51,7 +62,10 @@ forEachDatabase('PATCH of nested objects and lists', (suite) => {
 
   it("PATCH of an assignment event's assignedUsers replaces the list", async () => {
     const newUser = async (n: number) => {
-      const res = await company.api.post('/v1/users', { fullName: `Monteur ${n}`, email: `patch-${process.pid}-${Date.now()}-${n}@crew.test` })
+      const res = await company.api.post('/v1/users', {
+        fullName: `Monteur ${n}`,
+        email: `patch-${process.pid}-${Date.now()}-${n}@crew.test`
+      })
       assert.equal(res.status, 201, res.text)
       return res.body.id as number
     }
@@ -60,7 +74,11 @@ forEachDatabase('PATCH of nested objects and lists', (suite) => {
     const assignment = await company.api.post('/v1/assignments', { name: 'Auftrag', customerId: customer.body.id })
     assert.equal(assignment.status, 201, assignment.text)
     const [work] = (await company.api.get('/v1/assignment-event-types')).body.items
-    const event = await company.api.post('/v1/assignment-events', { assignmentId: assignment.body.id, typeId: work.id, assignedUsers: [u1, u2] })
+    const event = await company.api.post('/v1/assignment-events', {
+      assignmentId: assignment.body.id,
+      typeId: work.id,
+      assignedUsers: [u1, u2]
+    })
     assert.equal(event.status, 201, event.text)
     const url = `/v1/assignment-events/${event.body.id}`
     assert.deepEqual((await company.api.patch(url, { assignedUsers: [u3] })).body.assignedUsers, [u3])

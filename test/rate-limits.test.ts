@@ -33,8 +33,13 @@ export async function limitedServer(suite: DatabaseSuite, options: LimitOptions)
     database: { url: suite.db.url },
     dataDir: suite.server().app.get('dataDir'),
     trustProxy: options.trustProxy ?? '',
-    ...(options.uploadsMaxBytes ? { uploads: { ...suite.server().app.get('uploads'), maxBytes: options.uploadsMaxBytes } } : {}),
-    security: { cors: { origins: options.cors ?? [] }, rateLimit: { authFailures: { points: options.authFailures ?? 100000, duration: 60 }, perKey: options.perKey ?? 0 } }
+    ...(options.uploadsMaxBytes
+      ? { uploads: { ...suite.server().app.get('uploads'), maxBytes: options.uploadsMaxBytes } }
+      : {}),
+    security: {
+      cors: { origins: options.cors ?? [] },
+      rateLimit: { authFailures: { points: options.authFailures ?? 100000, duration: 60 }, perKey: options.perKey ?? 0 }
+    }
   } as any)
   const server: Server = await app.listen(0)
   const address = server.address()
@@ -83,27 +88,38 @@ const freePort = () =>
 
 /** A redis-server of the test's own, so that stopping it leaves the shared one alone. */
 async function ownRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' }
+  )
   // Not left behind when mocha exits early (a timeout).
   const stop = () => child.kill('SIGKILL')
   process.once('exit', stop)
   child.once('exit', () => process.removeListener('exit', stop))
-  for (let i = 0; i < 100 && !(await redisAnswers(`redis://127.0.0.1:${port}`)); i++) await new Promise((r) => setTimeout(r, 50))
+  for (let i = 0; i < 100 && !(await redisAnswers(`redis://127.0.0.1:${port}`)); i++)
+    await new Promise((r) => setTimeout(r, 50))
   return child
 }
 
 /** A GET on a new connection each time, so that node:cluster may hand it to either worker. */
 function getOnNewConnection(url: string, path: string, apiKey: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url + path, { agent: false, headers: { authorization: `Bearer ${apiKey}`, connection: 'close' } }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode ?? 0))
-    })
+    const req = http.get(
+      url + path,
+      { agent: false, headers: { authorization: `Bearer ${apiKey}`, connection: 'close' } },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+      }
+    )
     req.on('error', reject)
   })
 }
 
-const from = (address: string, extra: Record<string, string> = {}) => ({ headers: { 'x-forwarded-for': address, ...extra } })
+const from = (address: string, extra: Record<string, string> = {}) => ({
+  headers: { 'x-forwarded-for': address, ...extra }
+})
 const WRONG_KEY = 'ck_' + 'A'.repeat(43)
 
 forEachDatabase('rate limits', (suite) => {
@@ -113,7 +129,8 @@ forEachDatabase('rate limits', (suite) => {
       try {
         const c = await suite.company()
         const { http } = limited
-        const wrong = (address: string) => http.get('/v1/customers', undefined, from(address, { authorization: `Bearer ${WRONG_KEY}` }))
+        const wrong = (address: string) =>
+          http.get('/v1/customers', undefined, from(address, { authorization: `Bearer ${WRONG_KEY}` }))
         for (let i = 0; i < 20; i++) assert.equal((await wrong('203.0.113.7')).status, 401, `failure ${i + 1}`)
         const refused = await wrong('203.0.113.7')
         assert.equal(refused.status, 429)
@@ -123,7 +140,11 @@ forEachDatabase('rate limits', (suite) => {
         // A forged left-most entry does not make the proxy's client someone else.
         assert.equal((await wrong('198.51.100.99, 203.0.113.7')).status, 429)
         assert.equal((await wrong('198.51.100.8')).status, 401, 'another client is not limited')
-        assert.equal((await http.withKey(c.apiKey).get('/v1/customers', undefined, from('203.0.113.7'))).status, 200, 'a valid key is never refused')
+        assert.equal(
+          (await http.withKey(c.apiKey).get('/v1/customers', undefined, from('203.0.113.7'))).status,
+          200,
+          'a valid key is never refused'
+        )
         assert.equal((await http.get('/health', undefined, from('203.0.113.7'))).status, 200)
         assert.equal((await http.get('/ready', undefined, from('203.0.113.7'))).status, 200)
         assert.equal((await wrong('203.0.113.7')).status, 429, 'still limited after the valid request')
@@ -137,7 +158,11 @@ forEachDatabase('rate limits', (suite) => {
       try {
         const statuses = []
         for (let i = 0; i < 12; i++) {
-          const res = await limited.http.get('/v1/customers', undefined, from(`198.51.100.${i + 1}`, { authorization: `Bearer ${WRONG_KEY}` }))
+          const res = await limited.http.get(
+            '/v1/customers',
+            undefined,
+            from(`198.51.100.${i + 1}`, { authorization: `Bearer ${WRONG_KEY}` })
+          )
           statuses.push(res.status)
         }
         assert.deepEqual(statuses, [...Array(5).fill(401), ...Array(7).fill(429)])
@@ -166,7 +191,11 @@ forEachDatabase('rate limits', (suite) => {
         assert.equal((await honest.authenticate({ strategy: 'apiKey', apiKey: c.apiKey })).code, 201)
         assert.ok(await honest.client.service('v1/customers').find())
         // One counter per address, whatever the transport.
-        assert.equal((await limited.http.get('/v1/customers', undefined, { headers: { authorization: `Bearer ${WRONG_KEY}` } })).status, 429)
+        assert.equal(
+          (await limited.http.get('/v1/customers', undefined, { headers: { authorization: `Bearer ${WRONG_KEY}` } }))
+            .status,
+          429
+        )
       } finally {
         attacker.close()
         honest.close()
@@ -176,15 +205,27 @@ forEachDatabase('rate limits', (suite) => {
 
     it('a socket behind a trusted proxy is counted by its forwarded address; a key in the handshake headers counts too', async () => {
       const limited = await limitedServer(suite, { authFailures: 2, trustProxy: '127.0.0.1' })
-      const sockets = [socketFrom(limited.url, { 'x-forwarded-for': '203.0.113.20' }), socketFrom(limited.url, { 'x-forwarded-for': '203.0.113.21' })]
+      const sockets = [
+        socketFrom(limited.url, { 'x-forwarded-for': '203.0.113.20' }),
+        socketFrom(limited.url, { 'x-forwarded-for': '203.0.113.21' })
+      ]
       try {
         const [a, b] = sockets
         assert.equal((await a.authenticate({ strategy: 'apiKey', apiKey: WRONG_KEY })).code, 401)
         assert.equal((await a.authenticate({ strategy: 'apiKey', apiKey: WRONG_KEY })).code, 401)
         assert.equal((await a.authenticate({ strategy: 'apiKey', apiKey: WRONG_KEY })).code, 429)
-        assert.equal((await b.authenticate({ strategy: 'apiKey', apiKey: WRONG_KEY })).code, 401, 'another forwarded client')
+        assert.equal(
+          (await b.authenticate({ strategy: 'apiKey', apiKey: WRONG_KEY })).code,
+          401,
+          'another forwarded client'
+        )
         // The handshake's Authorization header is tried by the server before any call: it counts for b's address.
-        const handshake = io(limited.url, { transports: ['websocket'], forceNew: true, reconnection: false, extraHeaders: { 'x-forwarded-for': '203.0.113.21', authorization: `Bearer ${WRONG_KEY}` } })
+        const handshake = io(limited.url, {
+          transports: ['websocket'],
+          forceNew: true,
+          reconnection: false,
+          extraHeaders: { 'x-forwarded-for': '203.0.113.21', authorization: `Bearer ${WRONG_KEY}` }
+        })
         const refused = await new Promise<Error>((resolve) => handshake.on('connect_error', resolve))
         handshake.close()
         assert.match(refused.message, /Invalid or revoked API key/)
@@ -203,7 +244,8 @@ forEachDatabase('rate limits', (suite) => {
       const socketA = socketFrom(limited.url, { 'x-forwarded-for': '203.0.113.30' })
       const socketB = socketFrom(limited.url, { 'x-forwarded-for': '203.0.113.31' })
       try {
-        const login = (address: string, pass: string) => limited.http.post('/authentication', { strategy: 'local', email, password: pass }, from(address))
+        const login = (address: string, pass: string) =>
+          limited.http.post('/authentication', { strategy: 'local', email, password: pass }, from(address))
         assert.equal((await login('203.0.113.30', 'guess 1')).status, 401)
         assert.equal((await socketA.authenticate({ strategy: 'local', email, password: 'guess 2' })).code, 401)
         assert.equal((await login('203.0.113.30', 'guess 3')).status, 401)
@@ -215,7 +257,8 @@ forEachDatabase('rate limits', (suite) => {
         assert.equal((await login('203.0.113.30', password)).status, 429)
         assert.equal((await socketA.authenticate({ strategy: 'local', email, password })).code, 429)
         // Sockets alone reach the limit as well.
-        for (let i = 0; i < 3; i++) assert.equal((await socketB.authenticate({ strategy: 'local', email, password: `wrong ${i}` })).code, 401)
+        for (let i = 0; i < 3; i++)
+          assert.equal((await socketB.authenticate({ strategy: 'local', email, password: `wrong ${i}` })).code, 401)
         assert.equal((await socketB.authenticate({ strategy: 'local', email, password: 'wrong 4' })).code, 429)
         assert.equal((await login('203.0.113.32', password)).status, 201, 'the admin logs in from another address')
       } finally {
@@ -240,9 +283,18 @@ forEachDatabase('rate limits', (suite) => {
           await api.get('/v1/customers', { size: 999 }),
           await api.get('/v1/customers')
         ]
-        assert.deepEqual(responses.map((r) => r.status), [200, 404, 201, 400, 200])
-        assert.deepEqual(responses.map((r) => r.headers.get('ratelimit-limit')), Array(5).fill('5'))
-        assert.deepEqual(responses.map((r) => r.headers.get('ratelimit-remaining')), ['4', '3', '2', '1', '0'])
+        assert.deepEqual(
+          responses.map((r) => r.status),
+          [200, 404, 201, 400, 200]
+        )
+        assert.deepEqual(
+          responses.map((r) => r.headers.get('ratelimit-limit')),
+          Array(5).fill('5')
+        )
+        assert.deepEqual(
+          responses.map((r) => r.headers.get('ratelimit-remaining')),
+          ['4', '3', '2', '1', '0']
+        )
         for (const r of responses) {
           const reset = Number(r.headers.get('ratelimit-reset'))
           assert.ok(reset >= 1 && reset <= 60, `RateLimit-Reset ${reset}`)
@@ -276,8 +328,14 @@ forEachDatabase('rate limits', (suite) => {
           await api.post('/v1/customers', undefined, { raw: '{bad', headers: { 'content-type': 'application/json' } }),
           await api.get('/v1/no-such-collection')
         ]
-        assert.deepEqual(refusals.map((r) => r.status), [405, 415, 400, 404])
-        assert.deepEqual(refusals.map((r) => r.headers.get('ratelimit-remaining')), ['4', '3', '2', '1'])
+        assert.deepEqual(
+          refusals.map((r) => r.status),
+          [405, 415, 400, 404]
+        )
+        assert.deepEqual(
+          refusals.map((r) => r.headers.get('ratelimit-remaining')),
+          ['4', '3', '2', '1']
+        )
         const last = await api.get('/v1/customers')
         assert.equal(last.headers.get('ratelimit-remaining'), '0')
         // Over the budget, a refusal is a 429 as well: the key cannot keep the server busy with them.
@@ -326,7 +384,10 @@ forEachDatabase('rate limits', (suite) => {
         assert.equal((await socket.authenticate({ strategy: 'apiKey', apiKey: c.apiKey })).code, 201)
         for (let i = 0; i < 3; i++) await socket.client.service('v1/customers').find()
         assert.equal((await limited.http.withKey(c.apiKey).get('/v1/customers')).status, 200)
-        const refused = await socket.client.service('v1/customers').find().catch((error: any) => error)
+        const refused = await socket.client
+          .service('v1/customers')
+          .find()
+          .catch((error: any) => error)
         assert.equal(refused.code, 429)
         assert.ok(refused.data.retryAfter >= 1)
         assert.equal((await limited.http.withKey(c.apiKey).get('/v1/customers')).status, 429)
@@ -344,10 +405,13 @@ forEachDatabase('rate limits', (suite) => {
         const res = await unlimited.http.withKey(c.apiKey).get('/v1/customers')
         assert.equal(res.status, 200)
         assert.equal(res.headers.get('ratelimit-limit'), null)
-        const browser = await counted.http.withKey(c.apiKey).get('/v1/customers', undefined, { headers: { origin: 'https://app.example.com' } })
+        const browser = await counted.http
+          .withKey(c.apiKey)
+          .get('/v1/customers', undefined, { headers: { origin: 'https://app.example.com' } })
         assert.equal(browser.headers.get('ratelimit-limit'), '100')
         const exposed = (browser.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/\s*,\s*/)
-        for (const name of ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) assert.ok(exposed.includes(name), `${name} in ${exposed}`)
+        for (const name of ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'])
+          assert.ok(exposed.includes(name), `${name} in ${exposed}`)
       } finally {
         await unlimited.stop()
         await counted.stop()
@@ -369,7 +433,8 @@ forEachDatabase('rate limits', (suite) => {
       })
       try {
         const deadline = Date.now() + 40000
-        while ((served.output().match(/listening on/g) ?? []).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+        while ((served.output().match(/listening on/g) ?? []).length < 2 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 100))
         assert.equal((served.output().match(/listening on/g) ?? []).length, 2, served.output())
         // Twenty requests on new connections land on both workers; per-worker counters would let ~20 through.
         const statuses: number[] = []
@@ -415,7 +480,11 @@ forEachDatabase('rate limits', (suite) => {
         console.warn('      (skipped: redis-server could not be started)')
         this.skip()
       }
-      const limited = await limitedServer(suite, { perKey: 3, redisUrl: `redis://127.0.0.1:${port}`, syncKey: `crewclock-test-${crypto.randomUUID()}` })
+      const limited = await limitedServer(suite, {
+        perKey: 3,
+        redisUrl: `redis://127.0.0.1:${port}`,
+        syncKey: `crewclock-test-${crypto.randomUUID()}`
+      })
       try {
         const c = await suite.company()
         const api = limited.http.withKey(c.apiKey)
@@ -439,7 +508,8 @@ forEachDatabase('rate limits', (suite) => {
         assert.equal(back.headers.get('ratelimit-remaining'), '2')
         // feathers-sync's clients quit only once they are connected again (src/sync.ts teardown).
         const sync = (limited.app as any).sync
-        for (let i = 0; i < 150 && !(sync.pub.isReady && sync.sub.isReady); i++) await new Promise((r) => setTimeout(r, 100))
+        for (let i = 0; i < 150 && !(sync.pub.isReady && sync.sub.isReady); i++)
+          await new Promise((r) => setTimeout(r, 100))
       } finally {
         await limited.stop()
         redis.kill()

@@ -33,12 +33,17 @@ forEachDatabase("README's examples", (suite) => {
     this.timeout(60000)
     const company = await suite.company()
     const commands = readmeCurlCommands()
-    assert.deepEqual(commands.map((command) => /-X (\w+)/.exec(command)?.[1] ?? (/ -d /.test(command) ? 'POST' : 'GET')), ['GET', 'POST', 'GET', 'PATCH', 'DELETE'])
+    assert.deepEqual(
+      commands.map((command) => /-X (\w+)/.exec(command)?.[1] ?? (/ -d /.test(command) ? 'POST' : 'GET')),
+      ['GET', 'POST', 'GET', 'PATCH', 'DELETE']
+    )
     let customerId: number | undefined
     const results = []
     for (const command of commands) {
       // README's id is 1, the first customer of a new database; this shared test database has others.
-      const line = command.replaceAll('http://localhost:3030', suite.server().url).replace(/\/v1\/customers\/1\b/, `/v1/customers/${customerId}`)
+      const line = command
+        .replaceAll('http://localhost:3030', suite.server().url)
+        .replace(/\/v1\/customers\/1\b/, `/v1/customers/${customerId}`)
       const result = await runCurl(line, company.apiKey)
       // An example that answers something else than 2xx says so in its comment (`# 204`).
       const meant = /#\s*(\d{3})\s*$/.exec(command)?.[1]
@@ -50,7 +55,10 @@ forEachDatabase("README's examples", (suite) => {
     const [, created, search, patched] = results
     assert.equal(JSON.parse(created.body).billingAddress.city, 'Berlin')
     // `%25m%C3%BCller%25` is `%müller%`: case-insensitive, it finds "Elektro Müller GmbH".
-    assert.deepEqual(JSON.parse(search.body).items.map((c: any) => c.id), [customerId])
+    assert.deepEqual(
+      JSON.parse(search.body).items.map((c: any) => c.id),
+      [customerId]
+    )
     assert.equal(JSON.parse(patched.body).number, 'K-1001')
     assert.equal((await company.api.get(`/v1/customers/${customerId}`)).status, 404)
   })

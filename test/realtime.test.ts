@@ -57,7 +57,10 @@ forEachDatabase('realtime', (suite) => {
       await a.api.patch(`/v1/customers/${created.body.id}`, { number: 'L-1' })
       await a.api.delete(`/v1/customers/${created.body.id}`)
       await until(() => eventsA.length >= 3)
-      assert.deepEqual(eventsA.map((e) => e.event), ['created', 'patched', 'removed'])
+      assert.deepEqual(
+        eventsA.map((e) => e.event),
+        ['created', 'patched', 'removed']
+      )
       assert.deepEqual(eventsA[0].data, created.body)
       assert.equal(eventsA[1].data.number, 'L-1')
       assert.equal(eventsA[2].data.id, created.body.id)
@@ -65,7 +68,10 @@ forEachDatabase('realtime', (suite) => {
       // B's own write reaches B, proving B's socket works, while A's writes never did.
       await b.api.post('/v1/customers', { companyName: 'B only' })
       await until(() => eventsB.length >= 1)
-      assert.deepEqual(eventsB.map((e) => e.data.companyName), ['B only'])
+      assert.deepEqual(
+        eventsB.map((e) => e.data.companyName),
+        ['B only']
+      )
       assert.equal(eventsAnon.length, 0)
       assert.ok(!eventsA.some((e) => e.data.companyName === 'B only'))
     } finally {
@@ -93,9 +99,15 @@ forEachDatabase('realtime', (suite) => {
   it('counts requests per key and version, written in batches', async () => {
     const c = await suite.company()
     for (let i = 0; i < 5; i++) assert.equal((await c.api.get('/v1/customers')).status, 200)
-    await suite.server().app.get('usage' as any).flush()
+    await suite
+      .server()
+      .app.get('usage' as any)
+      .flush()
     for (let i = 0; i < 2; i++) await c.api.get('/v1/customers')
-    await suite.server().app.get('usage' as any).flush()
+    await suite
+      .server()
+      .app.get('usage' as any)
+      .flush()
     const rows = await suite.server().knex('api_usage').where({ apiKeyId: c.apiKeyId })
     assert.equal(rows.length, 1)
     assert.equal(rows[0].version, 'v1')
@@ -113,7 +125,12 @@ forEachDatabase('realtime', (suite) => {
       }
       const syncKey = `crewclock-test-${process.pid}-${suite.db.name}`
       for (let i = 0; i < 2; i++) {
-        const app = createApp({ redisUrl: REDIS_URL, syncKey, database: { url: suite.db.url }, dataDir: suite.server().app.get('dataDir') } as any)
+        const app = createApp({
+          redisUrl: REDIS_URL,
+          syncKey,
+          database: { url: suite.db.url },
+          dataDir: suite.server().app.get('dataDir')
+        } as any)
         const server: Server = await app.listen(0)
         const address = server.address()
         instances.push({ app, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` })
@@ -130,7 +147,9 @@ forEachDatabase('realtime', (suite) => {
       try {
         await s.client.authenticate({ strategy: 'apiKey', apiKey: c.apiKey })
         const events = recorder(s.client.service('v1/customers'))
-        const created = await new HttpClient(instances[1].url, c.apiKey).post('/v1/customers', { companyName: 'Across instances' })
+        const created = await new HttpClient(instances[1].url, c.apiKey).post('/v1/customers', {
+          companyName: 'Across instances'
+        })
         assert.equal(created.status, 201)
         await until(() => events.length >= 1)
         await new Promise((r) => setTimeout(r, 200))

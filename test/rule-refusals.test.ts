@@ -24,7 +24,13 @@ forEachDatabase('rule refusals and field errors', (suite) => {
 
   it('a 409 that names a field joins the 400 of a reference error: the client hears of both, nothing is stored', async () => {
     // Approved without being requested: the absence rules refuse it with a 409 naming approvedAt.
-    const body = { typeId: types.vacation, userId, startsAt: '2026-04-13T00:00:00Z', endsAt: '2026-04-14T00:00:00Z', approvedAt: '2026-04-01T08:00:00Z' }
+    const body = {
+      typeId: types.vacation,
+      userId,
+      startsAt: '2026-04-13T00:00:00Z',
+      endsAt: '2026-04-14T00:00:00Z',
+      approvedAt: '2026-04-01T08:00:00Z'
+    }
     const refused = await a.api.post('/v1/user-absences', body)
     assert.equal(refused.status, 409, refused.text)
     assert.deepEqual(refused.body.data.validationErrors, { approvedAt: 'needs requestedAt' })
@@ -41,7 +47,11 @@ forEachDatabase('rule refusals and field errors', (suite) => {
 
   it('a refusal that names no field leaves the 400 as it is', async () => {
     // A running entry of the user: a second running one is refused with a 409 that names no field.
-    const running = await a.api.post('/v1/time-entries', { typeId: types.work, userId, startsAt: '2026-04-20T07:00:00Z' })
+    const running = await a.api.post('/v1/time-entries', {
+      typeId: types.work,
+      userId,
+      startsAt: '2026-04-20T07:00:00Z'
+    })
     assert.equal(running.status, 201, running.text)
     const second = { typeId: types.work, userId, startsAt: '2026-04-21T07:00:00Z' }
     const refused = await a.api.post('/v1/time-entries', second)
@@ -50,7 +60,9 @@ forEachDatabase('rule refusals and field errors', (suite) => {
 
     const res = await a.api.post('/v1/time-entries', { ...second, eventTypeId: 2147483000 })
     assert.equal(res.status, 400, res.text)
-    assert.deepEqual(res.body.data.validationErrors, { eventTypeId: 'references no record of this company (id 2147483000)' })
+    assert.deepEqual(res.body.data.validationErrors, {
+      eventTypeId: 'references no record of this company (id 2147483000)'
+    })
   })
 
   it('a rule that fails (here its database statement) is a 500 even when a reference error is also in the body', async () => {

@@ -9,12 +9,17 @@ import { createApiKey, encryptApiKey, hashApiKey } from '../src/auth/api-keys'
 import { registryOf } from '../src/resources/registry'
 
 const PASSWORD = 'scopes secret'
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64'
+)
 
 /** Every stored file under `dir`, to prove a refused upload kept nothing. */
 const storedFiles = (dir: string): string[] => {
   if (!fs.existsSync(dir)) return []
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort()
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+    .sort()
 }
 
 const png = () => {
@@ -49,11 +54,17 @@ forEachDatabase('scoped API keys', (suite) => {
 
   /** A key of company A with these scopes, as an HTTP client. */
   const keyWith = async (scopes: string[]) => {
-    const { key, id } = await createApiKey(suite.server().knex, suite.server().app.get('appSecret'), { companyId: a.id, userId: a.adminUserId, scopes })
+    const { key, id } = await createApiKey(suite.server().knex, suite.server().app.get('appSecret'), {
+      companyId: a.id,
+      userId: a.adminUserId,
+      scopes
+    })
     return Object.assign(a.api.withKey(key), { keyId: id })
   }
   const plainCollections = () =>
-    registryOf(suite.server().app).resources.filter((r) => r.path.split('/').length === 2).map((r) => ({ name: r.path.split('/')[1], methods: r.resource.methods }))
+    registryOf(suite.server().app)
+      .resources.filter((r) => r.path.split('/').length === 2)
+      .map((r) => ({ name: r.path.split('/')[1], methods: r.resource.methods }))
   const settingsLogin = async () => {
     const { email } = await suite.server().knex('users').where({ id: a.adminUserId }).first()
     const res = await suite.server().http.post('/authentication', { strategy: 'local', email, password: PASSWORD })
@@ -61,11 +72,19 @@ forEachDatabase('scoped API keys', (suite) => {
     return suite.server().http.withKey(res.body.accessToken)
   }
   const timeEntry = (client: HttpClient, day = '2026-11-23') =>
-    client.post('/v1/time-entries', { typeId: workTypeId, userId, startsAt: `${day}T08:00:00+01:00`, endsAt: `${day}T12:00:00+01:00` })
+    client.post('/v1/time-entries', {
+      typeId: workTypeId,
+      userId,
+      startsAt: `${day}T08:00:00+01:00`,
+      endsAt: `${day}T12:00:00+01:00`
+    })
 
   before(async () => {
     a = await suite.company({ adminPassword: PASSWORD })
-    const user = await a.api.post('/v1/users', { fullName: 'Scoped Worker', email: `scoped-${process.pid}-${Date.now()}@crew.test` })
+    const user = await a.api.post('/v1/users', {
+      fullName: 'Scoped Worker',
+      email: `scoped-${process.pid}-${Date.now()}@crew.test`
+    })
     assert.equal(user.status, 201, user.text)
     userId = user.body.id
     const customer = await a.api.post('/v1/customers', { companyName: 'Scoped Kunde' })
@@ -92,7 +111,8 @@ forEachDatabase('scoped API keys', (suite) => {
         const list = await reader.get(`/v1/${name}`)
         assert.equal(list.status, 200, `${name}: ${list.text}`)
         const first = list.body.items[0]
-        if (first && methods.includes('get')) assert.equal((await reader.get(`/v1/${name}/${first.id}`)).status, 200, name)
+        if (first && methods.includes('get'))
+          assert.equal((await reader.get(`/v1/${name}/${first.id}`)).status, 200, name)
       }
     })
 
@@ -111,7 +131,10 @@ forEachDatabase('scoped API keys', (suite) => {
     it('cannot change a record with a valid body either (verified with a full key)', async () => {
       const reader = await keyWith(['*:read'])
       const before = (await a.api.get(`/v1/customers/${customerId}`)).body
-      assertMissingScope(await reader.patch(`/v1/customers/${customerId}`, { companyName: 'Hijacked' }), 'customers:write')
+      assertMissingScope(
+        await reader.patch(`/v1/customers/${customerId}`, { companyName: 'Hijacked' }),
+        'customers:write'
+      )
       assertMissingScope(await reader.delete(`/v1/customers/${customerId}`), 'customers:write')
       assertMissingScope(await reader.post('/v1/customers', { companyName: 'Sneaked in' }), 'customers:write')
       assert.deepEqual((await a.api.get(`/v1/customers/${customerId}`)).body, before)
@@ -159,7 +182,10 @@ forEachDatabase('scoped API keys', (suite) => {
       assert.equal(found.status, 200, found.text)
       assert.equal(found.body.day, '2026-11-25')
       assert.equal((await weeks.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: '2026-11-23' })).status, 200)
-      assertMissingScope(await days.get('/v1/time-sheet-months/by-user', { userId, month: '2026-11-01' }), 'time-sheet-months:read')
+      assertMissingScope(
+        await days.get('/v1/time-sheet-months/by-user', { userId, month: '2026-11-01' }),
+        'time-sheet-months:read'
+      )
     })
 
     it('uploads count as their parent: assignments:write to upload, assignments:read to list', async () => {
@@ -186,7 +212,10 @@ forEachDatabase('scoped API keys', (suite) => {
       assert.equal(created.status, 201, created.text)
       const list = await reader.get(base)
       assert.equal(list.status, 200, list.text)
-      assert.deepEqual(list.body.items.map((u: any) => u.id), [created.body.id])
+      assert.deepEqual(
+        list.body.items.map((u: any) => u.id),
+        [created.body.id]
+      )
       assert.equal((await reader.get(`${base}/${created.body.id}`)).status, 200)
       assertMissingScope(await reader.patch(`${base}/${created.body.id}`, { description: 'no' }), 'assignments:write')
       assertMissingScope(await reader.delete(`${base}/${created.body.id}`), 'assignments:write')
@@ -199,22 +228,40 @@ forEachDatabase('scoped API keys', (suite) => {
 
     it('every /v1 service but the spec routes checks the scope of its collection (a new route cannot forget it)', async () => {
       const unrelated = await keyWith(['time-entry-types:write'])
-      const services = Object.keys((suite.server().app as any).services).filter((p) => p.startsWith('v1/') && !p.endsWith('/spec'))
-      assert.ok(services.some((p) => p.includes('/uploads')) && services.some((p) => p.endsWith('/by-user')), services.join())
+      const services = Object.keys((suite.server().app as any).services).filter(
+        (p) => p.startsWith('v1/') && !p.endsWith('/spec')
+      )
+      assert.ok(
+        services.some((p) => p.includes('/uploads')) && services.some((p) => p.endsWith('/by-user')),
+        services.join()
+      )
       const unchecked: string[] = []
       for (const service of services) {
         const collection = service.split('/')[1]
         if (collection === 'time-entry-types') continue
-        const url = '/' + service.replace(':assignmentId', String(assignmentId)).replace(':assignmentEventId', String(assignmentEventId))
-        const res = await unrelated.get(url, service.endsWith('/by-user') ? { userId, day: '2026-11-23', weekStart: '2026-11-23', month: '2026-11-01' } : undefined)
-        if (res.status !== 403 || res.body.data?.scope !== `${collection}:read`) unchecked.push(`${service} → ${res.status}`)
+        const url =
+          '/' +
+          service
+            .replace(':assignmentId', String(assignmentId))
+            .replace(':assignmentEventId', String(assignmentEventId))
+        const res = await unrelated.get(
+          url,
+          service.endsWith('/by-user')
+            ? { userId, day: '2026-11-23', weekStart: '2026-11-23', month: '2026-11-01' }
+            : undefined
+        )
+        if (res.status !== 403 || res.body.data?.scope !== `${collection}:read`)
+          unchecked.push(`${service} → ${res.status}`)
       }
       assert.deepEqual(unchecked, [])
     })
 
     it('uploads of an assignment event need the scope of assignment-events', async () => {
       const base = `/v1/assignment-events/${assignmentEventId}/uploads`
-      assertMissingScope(await (await keyWith(['assignments:write'])).post(base, undefined, { raw: png() }), 'assignment-events:write')
+      assertMissingScope(
+        await (await keyWith(['assignments:write'])).post(base, undefined, { raw: png() }),
+        'assignment-events:write'
+      )
       const created = await (await keyWith(['assignment-events:write'])).post(base, undefined, { raw: png() })
       assert.equal(created.status, 201, created.text)
       assert.equal((await (await keyWith(['assignment-events:read'])).get(base)).body.total, 1)
@@ -248,33 +295,52 @@ forEachDatabase('scoped API keys', (suite) => {
     it('a key created before scopes (the column default) keeps full access', async () => {
       const key = 'ck_' + crypto.randomBytes(32).toString('base64url')
       const secret = suite.server().app.get('appSecret')
-      await suite.server().knex('api_keys').insert({
-        companyId: a.id,
-        userId: a.adminUserId,
-        name: 'legacy',
-        keyHash: hashApiKey(key),
-        keyEncrypted: encryptApiKey(key, secret),
-        keyHint: key.slice(-4),
-        createdAt: new Date().toISOString()
-      })
+      await suite
+        .server()
+        .knex('api_keys')
+        .insert({
+          companyId: a.id,
+          userId: a.adminUserId,
+          name: 'legacy',
+          keyHash: hashApiKey(key),
+          keyEncrypted: encryptApiKey(key, secret),
+          keyHint: key.slice(-4),
+          createdAt: new Date().toISOString()
+        })
       const legacy = a.api.withKey(key)
       const created = await legacy.post('/v1/customers', { companyName: 'Legacy GmbH' })
       assert.equal(created.status, 201, created.text)
       assert.equal((await legacy.delete(`/v1/customers/${created.body.id}`)).status, 204)
       assert.equal((await legacy.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-23' })).status, 200)
-      assert.equal((await legacy.post(`/v1/assignments/${assignmentId}/uploads`, undefined, { raw: png() })).status, 201)
+      assert.equal(
+        (await legacy.post(`/v1/assignments/${assignmentId}/uploads`, undefined, { raw: png() })).status,
+        201
+      )
     })
 
     it('a tampered scopes column grants nothing but the spec route', async () => {
       const client = await keyWith(['*:write'])
-      for (const stored of ['garbage', '{"*":"write"}', '["*:admin"]', '["customers"]', '["*:write:x"]', '["../customers:write"]', '[{"scope":"*:write"}]', '']) {
+      for (const stored of [
+        'garbage',
+        '{"*":"write"}',
+        '["*:admin"]',
+        '["customers"]',
+        '["*:write:x"]',
+        '["../customers:write"]',
+        '[{"scope":"*:write"}]',
+        ''
+      ]) {
         await suite.server().knex('api_keys').where({ id: client.keyId }).update({ scopes: stored })
         assertMissingScope(await client.get('/v1/customers'), 'customers:read')
         assertMissingScope(await client.post('/v1/customers', { companyName: 'No' }), 'customers:write')
         assert.equal((await client.get('/v1/customers/spec')).status, 200, stored)
       }
       // Well-formed entries beside garbage still count.
-      await suite.server().knex('api_keys').where({ id: client.keyId }).update({ scopes: '["customers:read", 7, null]' })
+      await suite
+        .server()
+        .knex('api_keys')
+        .where({ id: client.keyId })
+        .update({ scopes: '["customers:read", 7, null]' })
       assert.equal((await client.get('/v1/customers')).status, 200)
     })
 
@@ -282,7 +348,9 @@ forEachDatabase('scoped API keys', (suite) => {
       const reader = await keyWith(['*:read'])
       assert.equal((await reader.get('/v1/roles')).status, 200)
       assert.equal((await reader.post('/v1/customers', { companyName: 'No' })).status, 403)
-      const usage = (await (await settingsLogin()).get('/settings/usage')).body.filter((u: any) => u.apiKeyId === reader.keyId)
+      const usage = (await (await settingsLogin()).get('/settings/usage')).body.filter(
+        (u: any) => u.apiKeyId === reader.keyId
+      )
       assert.equal(usage[0]?.requestCount, 2)
     })
   })
@@ -300,7 +368,10 @@ forEachDatabase('scoped API keys', (suite) => {
 
     it('creates a scoped key (sorted, without repeats) that is held to its scopes', async () => {
       const admin = await settingsLogin()
-      const created = await admin.post('/settings/api-keys', { name: 'Scoped', scopes: ['time-entries:write', 'customers:read', 'time-entries:write'] })
+      const created = await admin.post('/settings/api-keys', {
+        name: 'Scoped',
+        scopes: ['time-entries:write', 'customers:read', 'time-entries:write']
+      })
       assert.equal(created.status, 201, created.text)
       assert.deepEqual(created.body.scopes, ['customers:read', 'time-entries:write'])
       const client = a.api.withKey(created.body.key)
@@ -363,9 +434,14 @@ forEachDatabase('scoped API keys', (suite) => {
       const s = socketClient(suite.server().url)
       try {
         await s.client.authenticate({ strategy: 'apiKey', apiKey: writer.apiKey })
-        const created = await s.client.service('v1/time-entries').create({ typeId: workTypeId, userId, startsAt: '2026-11-26T08:00:00Z', endsAt: '2026-11-26T09:00:00Z' })
+        const created = await s.client
+          .service('v1/time-entries')
+          .create({ typeId: workTypeId, userId, startsAt: '2026-11-26T08:00:00Z', endsAt: '2026-11-26T09:00:00Z' })
         await s.client.service('v1/time-entries').remove(created.id)
-        await assert.rejects(s.client.service('v1/customers').find(), (error: any) => error.code === 403 && error.data?.scope === 'customers:read')
+        await assert.rejects(
+          s.client.service('v1/customers').find(),
+          (error: any) => error.code === 403 && error.data?.scope === 'customers:read'
+        )
       } finally {
         s.close()
       }
@@ -378,18 +454,34 @@ forEachDatabase('scoped API keys', (suite) => {
         await r.client.authenticate({ strategy: 'apiKey', apiKey: (await keyWith(['*:read'])).apiKey })
         await t.client.authenticate({ strategy: 'apiKey', apiKey: (await keyWith(['time-entries:write'])).apiKey })
         const seen = { r: [] as string[], t: [] as string[] }
-        for (const [name, socket] of [['r', r], ['t', t]] as const) {
-          for (const collection of ['customers', 'time-entries', 'time-sheet-days', 'time-sheet-weeks', 'time-sheet-months']) {
-            for (const event of ['created', 'patched', 'removed']) socket.client.service(`v1/${collection}`).on(event, () => seen[name].push(`${collection} ${event}`))
+        for (const [name, socket] of [
+          ['r', r],
+          ['t', t]
+        ] as const) {
+          for (const collection of [
+            'customers',
+            'time-entries',
+            'time-sheet-days',
+            'time-sheet-weeks',
+            'time-sheet-months'
+          ]) {
+            for (const event of ['created', 'patched', 'removed'])
+              socket.client.service(`v1/${collection}`).on(event, () => seen[name].push(`${collection} ${event}`))
           }
         }
         assert.equal((await a.api.post('/v1/customers', { companyName: 'Evented' })).status, 201)
         // Creates the day, week and month rows of a new period: time-sheet events.
         assert.equal((await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-12-07' })).status, 200)
-        await until(() => seen.r.includes('customers created') && seen.r.includes('time-sheet-days created'), 'the *:read socket to hear the customer and the sheet rows')
+        await until(
+          () => seen.r.includes('customers created') && seen.r.includes('time-sheet-days created'),
+          'the *:read socket to hear the customer and the sheet rows'
+        )
         // Sent after the events above: once it arrives, anything sent to t before it has arrived too.
         assert.equal((await timeEntry(a.api, '2026-11-27')).status, 201)
-        await until(() => seen.t.includes('time-entries created') && seen.r.includes('time-entries created'), 'both sockets to hear the time entry')
+        await until(
+          () => seen.t.includes('time-entries created') && seen.r.includes('time-entries created'),
+          'both sockets to hear the time entry'
+        )
         assert.deepEqual(
           seen.t.filter((e) => !e.startsWith('time-entries ')),
           [],

@@ -8,10 +8,18 @@ import type { Application } from '../src/declarations'
 forEachDatabase('security', (suite) => {
   /** A second app on the same database with tight limits, so the shared test server is not throttled. */
   async function strictServer(security: object) {
-    const app: Application = createApp({ redisUrl: '', database: { url: suite.db.url }, dataDir: suite.server().app.get('dataDir'), security } as any)
+    const app: Application = createApp({
+      redisUrl: '',
+      database: { url: suite.db.url },
+      dataDir: suite.server().app.get('dataDir'),
+      security
+    } as any)
     const server: Server = await app.listen(0)
     const address = server.address()
-    return { app, http: new HttpClient(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`) }
+    return {
+      app,
+      http: new HttpClient(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`)
+    }
   }
 
   it('sends security headers and a request id', async () => {
@@ -27,7 +35,10 @@ forEachDatabase('security', (suite) => {
 
   it('limits failed authentication per client address: 429 with Retry-After, then the window passes', async function () {
     this.timeout(15000)
-    const { app, http } = await strictServer({ cors: { origins: [] }, rateLimit: { authFailures: { points: 3, duration: 2 }, perKey: 0 } })
+    const { app, http } = await strictServer({
+      cors: { origins: [] },
+      rateLimit: { authFailures: { points: 3, duration: 2 }, perKey: 0 }
+    })
     try {
       const c = await suite.company()
       const wrong = () => http.get('/v1/customers', undefined, { headers: { authorization: 'Bearer ck_wrong' } })
@@ -37,7 +48,10 @@ forEachDatabase('security', (suite) => {
       assert.equal(limited.body.name, 'TooManyRequests')
       assert.ok(Number(limited.headers.get('retry-after')) >= 1)
       // Only failures are refused (CONTRACT §10.2): the address's valid key still works.
-      assert.equal((await http.get('/v1/customers', undefined, { headers: { authorization: `Bearer ${c.apiKey}` } })).status, 200)
+      assert.equal(
+        (await http.get('/v1/customers', undefined, { headers: { authorization: `Bearer ${c.apiKey}` } })).status,
+        200
+      )
       await new Promise((r) => setTimeout(r, 2100))
       assert.equal((await wrong()).status, 401, 'the window has passed')
     } finally {
@@ -46,7 +60,10 @@ forEachDatabase('security', (suite) => {
   })
 
   it('limits requests per API key when configured', async () => {
-    const { app, http } = await strictServer({ cors: { origins: [] }, rateLimit: { authFailures: { points: 100, duration: 60 }, perKey: 5 } })
+    const { app, http } = await strictServer({
+      cors: { origins: [] },
+      rateLimit: { authFailures: { points: 100, duration: 60 }, perKey: 5 }
+    })
     try {
       const c = await suite.company()
       const other = await suite.company()
@@ -62,11 +79,17 @@ forEachDatabase('security', (suite) => {
   })
 
   it('answers CORS preflights only for configured origins', async () => {
-    const { app, http } = await strictServer({ cors: { origins: ['https://app.example.com'] }, rateLimit: { authFailures: { points: 100, duration: 60 }, perKey: 0 } })
+    const { app, http } = await strictServer({
+      cors: { origins: ['https://app.example.com'] },
+      rateLimit: { authFailures: { points: 100, duration: 60 }, perKey: 0 }
+    })
     try {
       // A preflight is not an API operation: plain fetch, outside the description check.
       const preflight = (origin: string) =>
-        fetch(`${http.baseUrl}/v1/customers`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } })
+        fetch(`${http.baseUrl}/v1/customers`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }
+        })
       const allowed = await preflight('https://app.example.com')
       assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://app.example.com')
       const denied = await preflight('https://evil.example.com')

@@ -21,7 +21,12 @@ forEachDatabase('database timeouts', (suite) => {
     const shared = suite.server().app
     const app: Application = createApp({
       redisUrl: '',
-      database: { url: suite.db.url, statementTimeoutMs: STATEMENT_TIMEOUT_MS, acquireTimeoutMs: ACQUIRE_TIMEOUT_MS, ...database },
+      database: {
+        url: suite.db.url,
+        statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+        acquireTimeoutMs: ACQUIRE_TIMEOUT_MS,
+        ...database
+      },
       dataDir: shared.get('dataDir'),
       uploads: shared.get('uploads')
     } as any)
@@ -72,7 +77,9 @@ forEachDatabase('database timeouts', (suite) => {
       const api = http.withKey(company.apiKey)
       assert.equal((await api.post('/v1/customers', { companyName: 'Before' })).status, 201)
 
-      const { res, waited, release } = await whileLocked('customers', () => api.post('/v1/customers', { companyName: 'During' }))
+      const { res, waited, release } = await whileLocked('customers', () =>
+        api.post('/v1/customers', { companyName: 'During' })
+      )
       try {
         assertUnavailable(res, 'create while the table is locked')
         assert.ok(waited < STATEMENT_TIMEOUT_MS + SLACK_MS, `answered after ${waited} ms`)
@@ -84,7 +91,10 @@ forEachDatabase('database timeouts', (suite) => {
       const names = (await api.get('/v1/customers')).body.items.map((c: any) => c.companyName)
       assert.deepEqual(names, ['Before'], 'the timed-out create left nothing behind')
       assert.equal((await api.post('/v1/customers', { companyName: 'After' })).status, 201)
-      assert.deepEqual((await api.get('/v1/customers')).body.items.map((c: any) => c.companyName), ['Before', 'After'])
+      assert.deepEqual(
+        (await api.get('/v1/customers')).body.items.map((c: any) => c.companyName),
+        ['Before', 'After']
+      )
     } finally {
       await app.teardown()
     }
@@ -98,7 +108,11 @@ forEachDatabase('database timeouts', (suite) => {
       const api = http.withKey(company.apiKey)
       const type = (await api.get('/v1/time-entry-types', { isUnassigned: true })).body.items[0]
       const entry = { userId: company.adminUserId, typeId: type.id }
-      const first = await api.post('/v1/time-entries', { ...entry, startsAt: '2026-11-02T07:00:00Z', endsAt: '2026-11-02T11:00:00Z' })
+      const first = await api.post('/v1/time-entries', {
+        ...entry,
+        startsAt: '2026-11-02T07:00:00Z',
+        endsAt: '2026-11-02T11:00:00Z'
+      })
       assert.equal(first.status, 201, first.text)
       const sheets = async () => {
         const knex = suite.server().knex
@@ -126,7 +140,11 @@ forEachDatabase('database timeouts', (suite) => {
         await release()
       }
       assert.deepEqual(await sheets(), before, 'no entry and no sheet row changed')
-      const again = await api.post('/v1/time-entries', { ...entry, startsAt: '2026-11-02T12:00:00Z', endsAt: '2026-11-02T15:00:00Z' })
+      const again = await api.post('/v1/time-entries', {
+        ...entry,
+        startsAt: '2026-11-02T12:00:00Z',
+        endsAt: '2026-11-02T15:00:00Z'
+      })
       assert.equal(again.status, 201, again.text)
     } finally {
       await app.teardown()
@@ -155,7 +173,11 @@ forEachDatabase('database timeouts', (suite) => {
         assert.ok(waited < STATEMENT_TIMEOUT_MS + ACQUIRE_TIMEOUT_MS + SLACK_MS, `answered after ${waited} ms`)
         assert.equal((await http.get('/health')).status, 200)
         const stored = await suite.server().knex('customers').where({ companyId: company.id }).select('companyName')
-        assert.deepEqual(stored.map((row: any) => row.companyName), ['Before'], 'the create cut off by the freeze stored nothing')
+        assert.deepEqual(
+          stored.map((row: any) => row.companyName),
+          ['Before'],
+          'the create cut off by the freeze stored nothing'
+        )
       } finally {
         await relay.stop()
         await app.teardown()
@@ -196,7 +218,9 @@ forEachDatabase('database timeouts', (suite) => {
     try {
       // No API request runs such a statement on purpose; these stand for a query gone slow.
       const endless =
-        suite.db.name === 'postgres' ? 'select pg_sleep(30)' : 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c'
+        suite.db.name === 'postgres'
+          ? 'select pg_sleep(30)'
+          : 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c'
       const started = Date.now()
       const error: any = await knex.raw(endless).then(
         () => assert.fail('the statement ran to its end'),
@@ -233,7 +257,9 @@ forEachDatabase('database timeouts', (suite) => {
     const knex = createKnex(suite.db.url, {}, { statementTimeoutMs: limitMs })
     // Several times the limit on any machine (about 1.5 s here), yet finite.
     const slow =
-      suite.db.name === 'postgres' ? 'select pg_sleep(1)' : 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 5000000) select count(*) from c'
+      suite.db.name === 'postgres'
+        ? 'select pg_sleep(1)'
+        : 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 5000000) select count(*) from c'
     try {
       const started = Date.now()
       await withoutStatementTimeout(knex, (untimed) => untimed.raw(slow))

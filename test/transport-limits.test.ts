@@ -75,10 +75,15 @@ forEachDatabase('transport limits', (suite) => {
         assert.ok(res.body.message.includes(`"${encoding}"`), res.body.message)
       }
       // Uploads reach the multipart parser as sent: only identity.
-      const upload = await new HttpClient(suite.server().url, company.apiKey).request('POST', '/v1/assignments/1/uploads', undefined, {
-        raw: new Uint8Array(zlib.gzipSync('--x\r\n')),
-        headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-encoding': 'gzip' }
-      })
+      const upload = await new HttpClient(suite.server().url, company.apiKey).request(
+        'POST',
+        '/v1/assignments/1/uploads',
+        undefined,
+        {
+          raw: new Uint8Array(zlib.gzipSync('--x\r\n')),
+          headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-encoding': 'gzip' }
+        }
+      )
       assert.equal(upload.status, 415, upload.text)
       for (const encoding of ['gzip', 'deflate', 'br']) {
         const res = await post(encoding, Buffer.from('not compressed at all'))
@@ -134,13 +139,22 @@ forEachDatabase('transport limits', (suite) => {
       const created = await call(socket, 'create', 'v1/customers', poisoned, {})
       assert.equal(created.error?.code, 400, JSON.stringify(created))
       assert.equal(created.error.name, 'BadRequest')
-      const nested = await call(socket, 'create', 'v1/customers', JSON.parse('{"companyName":"Proto GmbH","address":{"__proto__":{"zip":"1"}}}'), {})
+      const nested = await call(
+        socket,
+        'create',
+        'v1/customers',
+        JSON.parse('{"companyName":"Proto GmbH","address":{"__proto__":{"zip":"1"}}}'),
+        {}
+      )
       assert.equal(nested.error?.code, 400, JSON.stringify(nested))
       const query = await call(socket, 'find', 'v1/customers', JSON.parse('{"__proto__":{"companyName":"Proto GmbH"}}'))
       assert.equal(query.error?.code, 400, JSON.stringify(query))
       assert.equal((await company.api.get('/v1/customers', { size: 20 })).body.total, before)
       // REST answers the same body the same way.
-      const rest = await company.api.request('POST', '/v1/customers', undefined, { raw: '{"companyName":"Proto GmbH","__proto__":{"number":"P-1"}}', headers: { 'content-type': 'application/json' } })
+      const rest = await company.api.request('POST', '/v1/customers', undefined, {
+        raw: '{"companyName":"Proto GmbH","__proto__":{"number":"P-1"}}',
+        headers: { 'content-type': 'application/json' }
+      })
       assert.equal(rest.status, 400)
     })
   })
@@ -150,18 +164,30 @@ forEachDatabase('transport limits', (suite) => {
       const http = suite.server().http
       const withKey = new HttpClient(suite.server().url, company.apiKey)
       const cases = [
-        ['DELETE /authentication/<key> with the key', () => withKey.request('DELETE', `/authentication/${company.apiKey}`)],
-        ['DELETE /authentication/<key> without a header', () => http.request('DELETE', `/authentication/${company.apiKey}`)],
+        [
+          'DELETE /authentication/<key> with the key',
+          () => withKey.request('DELETE', `/authentication/${company.apiKey}`)
+        ],
+        [
+          'DELETE /authentication/<key> without a header',
+          () => http.request('DELETE', `/authentication/${company.apiKey}`)
+        ],
         ['DELETE /authentication/x', () => http.request('DELETE', '/authentication/x')],
         ['DELETE /authentication without a token', () => http.request('DELETE', '/authentication')],
-        ['DELETE /authentication with an invalid token', () => new HttpClient(suite.server().url, 'ck_invalid').request('DELETE', '/authentication')]
+        [
+          'DELETE /authentication with an invalid token',
+          () => new HttpClient(suite.server().url, 'ck_invalid').request('DELETE', '/authentication')
+        ]
       ] as const
       for (const [what, send] of cases) {
         const res = await send()
         assert.ok(res.status >= 400 && res.status < 500, `${what}: ${res.status} ${res.text}`)
       }
       assert.equal((await http.request('DELETE', '/authentication')).status, 401)
-      assert.equal((await new HttpClient(suite.server().url, 'ck_invalid').request('DELETE', '/authentication')).status, 401)
+      assert.equal(
+        (await new HttpClient(suite.server().url, 'ck_invalid').request('DELETE', '/authentication')).status,
+        401
+      )
     })
   })
 
@@ -172,7 +198,12 @@ forEachDatabase('transport limits', (suite) => {
     let url: string
 
     before(async () => {
-      app = createApp({ redisUrl: '', database: { url: suite.db.url }, dataDir: suite.server().app.get('dataDir'), security: { ...suite.server().app.get('security'), socketAuthTimeoutMs: AUTH_TIMEOUT_MS } } as any)
+      app = createApp({
+        redisUrl: '',
+        database: { url: suite.db.url },
+        dataDir: suite.server().app.get('dataDir'),
+        security: { ...suite.server().app.get('security'), socketAuthTimeoutMs: AUTH_TIMEOUT_MS }
+      } as any)
       const server: Server = await app.listen(0)
       url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`
     })
@@ -188,19 +219,36 @@ forEachDatabase('transport limits', (suite) => {
       // A failed authentication does not count: that socket is cut off like the silent ones.
       const failed = socketClient(url)
       await assert.rejects(failed.client.authenticate({ strategy: 'apiKey', apiKey: 'ck_wrong' }))
-      const failedDisconnected = new Promise<string>((resolve) => failed.socket.once('disconnect', (reason) => resolve(reason)))
+      const failedDisconnected = new Promise<string>((resolve) =>
+        failed.socket.once('disconnect', (reason) => resolve(reason))
+      )
       const sockets: Socket[] = []
       try {
-        for (let i = 0; i < SOCKETS; i++) sockets.push(io(url, { transports: ['websocket'], forceNew: true, reconnection: false }))
-        const disconnected = sockets.map((s) => new Promise<string>((resolve) => s.once('disconnect', (reason) => resolve(reason))))
+        for (let i = 0; i < SOCKETS; i++)
+          sockets.push(io(url, { transports: ['websocket'], forceNew: true, reconnection: false }))
+        const disconnected = sockets.map(
+          (s) => new Promise<string>((resolve) => s.once('disconnect', (reason) => resolve(reason)))
+        )
         await Promise.all(sockets.map(connected))
         const reasons = await Promise.race([
           Promise.all(disconnected),
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still connected: ${sockets.filter((s) => s.connected).length} of ${SOCKETS}`)), 30000))
+          new Promise<never>((_, reject) =>
+            setTimeout(
+              () => reject(new Error(`still connected: ${sockets.filter((s) => s.connected).length} of ${SOCKETS}`)),
+              30000
+            )
+          )
         ])
-        assert.ok(reasons.every((r) => r === 'io server disconnect'), `disconnected by the server: ${[...new Set(reasons)].join(', ')}`)
+        assert.ok(
+          reasons.every((r) => r === 'io server disconnect'),
+          `disconnected by the server: ${[...new Set(reasons)].join(', ')}`
+        )
         assert.equal(await failedDisconnected, 'io server disconnect')
-        assert.equal(((app as any).io.engine.clientsCount as number) <= 1, true, `server-side connections left: ${(app as any).io.engine.clientsCount}`)
+        assert.equal(
+          ((app as any).io.engine.clientsCount as number) <= 1,
+          true,
+          `server-side connections left: ${(app as any).io.engine.clientsCount}`
+        )
         // The authenticated socket outlived the limit and still answers; so does HTTP.
         assert.equal(authenticated.socket.connected, true)
         const found = await authenticated.client.service('v1/customers').find({})
@@ -216,13 +264,28 @@ forEachDatabase('transport limits', (suite) => {
     it('connections that never join the socket.io namespace are closed by the same deadline', async function () {
       this.timeout(60000)
       // A bare engine.io connection: the transport handshake, then nothing (no socket.io CONNECT packet).
-      const raw = Array.from({ length: 200 }, () => new WebSocket(`${url.replace('http', 'ws')}/socket.io/?EIO=4&transport=websocket`))
+      const raw = Array.from(
+        { length: 200 },
+        () => new WebSocket(`${url.replace('http', 'ws')}/socket.io/?EIO=4&transport=websocket`)
+      )
       try {
         const closed = raw.map((ws) => new Promise<void>((resolve) => ws.once('close', () => resolve())))
-        await Promise.all(raw.map((ws) => new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))))
+        await Promise.all(
+          raw.map((ws) => new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject)))
+        )
         await Promise.race([
           Promise.all(closed),
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still open: ${raw.filter((ws) => ws.readyState === WebSocket.OPEN).length} of ${raw.length}`)), 30000))
+          new Promise<never>((_, reject) =>
+            setTimeout(
+              () =>
+                reject(
+                  new Error(
+                    `still open: ${raw.filter((ws) => ws.readyState === WebSocket.OPEN).length} of ${raw.length}`
+                  )
+                ),
+              30000
+            )
+          )
         ])
         assert.equal((await new HttpClient(url).get('/health')).status, 200)
       } finally {
@@ -239,7 +302,12 @@ forEachDatabase('transport limits', (suite) => {
     ]) {
       it(`crewclock serve with HOST=${host} accepts there and refuses on ${other}`, async function () {
         this.timeout(60000)
-        const served = await startServe({ DATABASE_URL: suite.db.url, PORT: '0', HOST: host, DATA_DIR: suite.server().app.get('dataDir') })
+        const served = await startServe({
+          DATABASE_URL: suite.db.url,
+          PORT: '0',
+          HOST: host,
+          DATA_DIR: suite.server().app.get('dataDir')
+        })
         try {
           const port = Number(new URL(served.url).port)
           assert.match(served.output(), new RegExp(`listening on http://${host.replace(/\./g, '\\.')}:${port}`))

@@ -9,7 +9,8 @@ export const isApiKeyShape = (value: string) => API_KEY_PATTERN.test(value)
 
 export const hashApiKey = (key: string) => crypto.createHash('sha256').update(key).digest('hex')
 
-const encryptionKey = (secret: string) => crypto.createHash('sha256').update(`crewclock api-key encryption:${secret}`).digest()
+const encryptionKey = (secret: string) =>
+  crypto.createHash('sha256').update(`crewclock api-key encryption:${secret}`).digest()
 
 /** AES-256-GCM, so an admin can copy the key again on the settings page. */
 export function encryptApiKey(key: string, secret: string) {
@@ -43,7 +44,11 @@ export interface ApiKeyRecord {
  * Creates a key for an admin user of the company; the plain key is returned once here. `scopes`
  * must have been checked with `scopeErrors` (default: full access).
  */
-export async function createApiKey(db: Knex, secret: string, input: { companyId: number; userId: number; name?: string | null; scopes?: readonly string[] }) {
+export async function createApiKey(
+  db: Knex,
+  secret: string,
+  input: { companyId: number; userId: number; name?: string | null; scopes?: readonly string[] }
+) {
   const key = API_KEY_PREFIX + crypto.randomBytes(32).toString('base64url')
   const [row] = await db('api_keys').insert(
     {

@@ -21,8 +21,14 @@ export interface Principal {
  * authenticated request runs it, so it is one round trip, not one per table.
  */
 const PRINCIPAL_COLUMNS = [
-  'companies.id as companyId', 'companies.name as companyName', 'companies.country', 'companies.timezone',
-  'users.id as userId', 'users.fullName', 'users.email', 'roles.type as roleType'
+  'companies.id as companyId',
+  'companies.name as companyName',
+  'companies.country',
+  'companies.timezone',
+  'users.id as userId',
+  'users.fullName',
+  'users.email',
+  'roles.type as roleType'
 ]
 
 /** Users that may act, with their company and role (a deactivated user authenticates nothing). */
@@ -38,7 +44,9 @@ const toPrincipal = (row: any): Principal => ({
 })
 
 export async function loadPrincipal(db: Knex, companyId: number, userId: number): Promise<Principal | null> {
-  const row = await activeUsers(db('users')).where({ 'users.id': userId, 'users.companyId': companyId }).first(PRINCIPAL_COLUMNS)
+  const row = await activeUsers(db('users'))
+    .where({ 'users.id': userId, 'users.companyId': companyId })
+    .first(PRINCIPAL_COLUMNS)
   return row ? toPrincipal(row) : null
 }
 
@@ -53,14 +61,17 @@ export interface KeyPrincipal extends Principal {
  */
 async function loadKeyPrincipal(db: Knex, key: { keyHash: string } | { id: number }): Promise<KeyPrincipal | null> {
   const where = 'keyHash' in key ? { 'apiKeys.keyHash': key.keyHash } : { 'apiKeys.id': key.id }
-  const from = db('apiKeys').join('users', (on) => on.on('users.id', 'apiKeys.userId').andOn('users.companyId', 'apiKeys.companyId'))
+  const from = db('apiKeys').join('users', (on) =>
+    on.on('users.id', 'apiKeys.userId').andOn('users.companyId', 'apiKeys.companyId')
+  )
   const row = await activeUsers(from)
     .where(where)
     .whereNull('apiKeys.revokedAt')
     .first([...PRINCIPAL_COLUMNS, 'apiKeys.id as apiKeyId', 'apiKeys.keyHash', 'apiKeys.scopes as apiKeyScopes'])
   if (!row) return null
   // The indexed lookup narrows to one row; the final comparison of the digests is constant-time.
-  if ('keyHash' in key && !crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(key.keyHash, 'hex'))) return null
+  if ('keyHash' in key && !crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(key.keyHash, 'hex')))
+    return null
   return { ...toPrincipal(row), apiKey: { id: row.apiKeyId, scopes: parseStoredScopes(row.apiKeyScopes) } }
 }
 
@@ -83,7 +94,10 @@ export class ApiKeyStrategy extends AuthenticationBaseStrategy {
   async authenticate(authentication: AuthenticationRequest): Promise<AuthenticationResult> {
     const db = this.app!.get('knex' as any) as Knex
     const { apiKey } = authentication
-    const found = typeof apiKey === 'string' && isApiKeyShape(apiKey) ? await loadKeyPrincipal(db, { keyHash: hashApiKey(apiKey) }) : null
+    const found =
+      typeof apiKey === 'string' && isApiKeyShape(apiKey)
+        ? await loadKeyPrincipal(db, { keyHash: hashApiKey(apiKey) })
+        : null
     if (!found) throw new NotAuthenticated(INVALID_API_KEY)
     return { authentication: { strategy: this.name, apiKeyId: found.apiKey.id }, ...found }
   }
@@ -101,16 +115,23 @@ export class ApiKeyJwtStrategy extends JWTStrategy {
       // internals: a token that cannot be verified is simply not valid.
       throw error instanceof NotAuthenticated ? new NotAuthenticated('Invalid token') : error
     })
-    const payload = result.authentication.payload as { apiKeyId?: number; companyId?: number; sub?: string; sessionVersion?: number }
+    const payload = result.authentication.payload as {
+      apiKeyId?: number
+      companyId?: number
+      sub?: string
+      sessionVersion?: number
+    }
     const db = this.app!.get('knex' as any) as Knex
     if (payload.apiKeyId === undefined) {
       // Settings-page tokens (admin login) carry no key: they are for the settings endpoints only.
       // A token minted before a logout, password change or deactivation carries an older
       // session version than the user row, and is refused (CONTRACT §10.1).
-      const principal = payload.companyId && payload.sub ? await loadPrincipal(db, payload.companyId, Number(payload.sub)) : null
+      const principal =
+        payload.companyId && payload.sub ? await loadPrincipal(db, payload.companyId, Number(payload.sub)) : null
       if (!principal || principal.user.roleType !== 'admin') throw new NotAuthenticated('Invalid token')
       const session = await db('users').where({ id: principal.user.id }).first('sessionVersion')
-      if (typeof payload.sessionVersion !== 'number' || session?.sessionVersion !== payload.sessionVersion) throw new NotAuthenticated('The session has ended; sign in again')
+      if (typeof payload.sessionVersion !== 'number' || session?.sessionVersion !== payload.sessionVersion)
+        throw new NotAuthenticated('The session has ended; sign in again')
       return { ...result, ...principal, settingsLogin: true }
     }
     const found = await loadKeyPrincipal(db, { id: payload.apiKeyId })
@@ -121,7 +142,8 @@ export class ApiKeyJwtStrategy extends JWTStrategy {
 
 /** A bcrypt hash of the cost real hashes have, compared when there is no usable user. */
 let dummyHash: Promise<string> | undefined
-const dummyPasswordHash = () => (dummyHash ??= bcrypt.hash(crypto.randomBytes(16).toString('base64url'), PASSWORD_HASH_ROUNDS))
+const dummyPasswordHash = () =>
+  (dummyHash ??= bcrypt.hash(crypto.randomBytes(16).toString('base64url'), PASSWORD_HASH_ROUNDS))
 
 /**
  * Email + password for admins on the settings page (CONTRACT §2). Every attempt runs exactly
@@ -152,7 +174,8 @@ export class AdminLocalStrategy extends LocalStrategy {
 
   async authenticate(data: AuthenticationRequest): Promise<any> {
     const { email, password } = data as { email?: unknown; password?: unknown }
-    if (typeof email !== 'string' || typeof password !== 'string' || !password) throw new NotAuthenticated('Invalid login')
+    if (typeof email !== 'string' || typeof password !== 'string' || !password)
+      throw new NotAuthenticated('Invalid login')
     const entity = await this.findEntity(email)
     const matches = await this.verifyPassword(password, entity ? entity.passwordHash : await dummyPasswordHash())
     if (!entity || !matches) throw new NotAuthenticated('Invalid login')
@@ -166,7 +189,12 @@ class CrewclockAuthenticationService extends AuthenticationService {
   async getPayload(authResult: AuthenticationResult, params: AuthenticationParams) {
     const payload = await super.getPayload(authResult, params)
     // Settings logins carry the user's session version; key tokens carry the key id instead.
-    return { ...payload, companyId: authResult.company?.id, apiKeyId: authResult.apiKey?.id, sessionVersion: authResult.sessionVersion }
+    return {
+      ...payload,
+      companyId: authResult.company?.id,
+      apiKeyId: authResult.apiKey?.id,
+      sessionVersion: authResult.sessionVersion
+    }
   }
   async getTokenOptions(authResult: AuthenticationResult, params: AuthenticationParams) {
     const options = await super.getTokenOptions(authResult, params)

@@ -25,12 +25,15 @@ export function allows(scopes: readonly string[], collection: string, access: Ac
  * is a mistake.
  */
 export function scopeErrors(scopes: unknown, collections: readonly string[]): Record<string, string> {
-  if (!Array.isArray(scopes) || scopes.length === 0) return { scopes: 'must be a non-empty list of scopes such as "*:read" or "time-entries:write"' }
+  if (!Array.isArray(scopes) || scopes.length === 0)
+    return { scopes: 'must be a non-empty list of scopes such as "*:read" or "time-entries:write"' }
   const errors: Record<string, string> = {}
   scopes.forEach((scope, index) => {
     const match = typeof scope === 'string' ? SCOPE_PATTERN.exec(scope) : null
-    if (!match) errors[`scopes.${index}`] = 'must be "<collection>:read" or "<collection>:write" ("*" for every collection)'
-    else if (match[1] !== '*' && !collections.includes(match[1])) errors[`scopes.${index}`] = `"${match[1]}" is not a collection (one of: ${collections.join(', ')})`
+    if (!match)
+      errors[`scopes.${index}`] = 'must be "<collection>:read" or "<collection>:write" ("*" for every collection)'
+    else if (match[1] !== '*' && !collections.includes(match[1]))
+      errors[`scopes.${index}`] = `"${match[1]}" is not a collection (one of: ${collections.join(', ')})`
   })
   return errors
 }

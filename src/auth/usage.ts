@@ -35,7 +35,15 @@ export class UsageCounter {
       this.tallies.clear()
       try {
         await this.db('api_usage')
-          .insert(batch.map(({ companyId, apiKeyId, version, count, lastUsedAt }) => ({ companyId, apiKeyId, version, requestCount: count, lastUsedAt })))
+          .insert(
+            batch.map(({ companyId, apiKeyId, version, count, lastUsedAt }) => ({
+              companyId,
+              apiKeyId,
+              version,
+              requestCount: count,
+              lastUsedAt
+            }))
+          )
           .onConflict(['companyId', 'apiKeyId', 'version'])
           .merge({
             requestCount: this.db.raw('?? + ??', ['api_usage.requestCount', 'excluded.requestCount']),

@@ -4,7 +4,8 @@
  */
 type Localized = { DE: string; IT: string; EN: string }
 
-export const languageOf = (country: string): keyof Localized => (country === 'DE' ? 'DE' : country === 'IT' ? 'IT' : 'EN')
+export const languageOf = (country: string): keyof Localized =>
+  country === 'DE' ? 'DE' : country === 'IT' ? 'IT' : 'EN'
 
 export const ROLE_TYPES = ['admin', 'office', 'worker'] as const
 export type RoleType = (typeof ROLE_TYPES)[number]
@@ -30,10 +31,21 @@ export const assignmentStatusTypes: { name: Localized; category: (typeof STATUS_
   { name: { DE: 'Storniert', IT: 'Annullato', EN: 'Cancelled' }, category: 'cancelled' }
 ]
 
-export const assignmentEventTypes: { key: 'work' | 'travel'; name: Localized; shortName: Localized; color: string }[] = [
-  { key: 'work', name: { DE: 'Arbeit', IT: 'Lavoro', EN: 'Work' }, shortName: { DE: 'AR', IT: 'LA', EN: 'WO' }, color: '#3949AB' },
-  { key: 'travel', name: { DE: 'Fahrt', IT: 'Viaggio', EN: 'Travel' }, shortName: { DE: 'FA', IT: 'VI', EN: 'TR' }, color: '#FB8C00' }
-]
+export const assignmentEventTypes: { key: 'work' | 'travel'; name: Localized; shortName: Localized; color: string }[] =
+  [
+    {
+      key: 'work',
+      name: { DE: 'Arbeit', IT: 'Lavoro', EN: 'Work' },
+      shortName: { DE: 'AR', IT: 'LA', EN: 'WO' },
+      color: '#3949AB'
+    },
+    {
+      key: 'travel',
+      name: { DE: 'Fahrt', IT: 'Viaggio', EN: 'Travel' },
+      shortName: { DE: 'FA', IT: 'VI', EN: 'TR' },
+      color: '#FB8C00'
+    }
+  ]
 
 export const assignmentEventGroupTypes: { name: Localized }[] = [
   { name: { DE: 'Bauabschnitt', IT: 'Lotto', EN: 'Construction phase' } },
@@ -53,10 +65,34 @@ export const userAbsenceTypes: {
   needCompensation: boolean
   countAsWorkingTime: boolean
 }[] = [
-  { name: { DE: 'Urlaub', IT: 'Ferie', EN: 'Vacation' }, color: '#00ACC1', needApproval: true, needCompensation: false, countAsWorkingTime: false },
-  { name: { DE: 'Krankheit', IT: 'Malattia', EN: 'Sick leave' }, color: '#E53935', needApproval: false, needCompensation: false, countAsWorkingTime: false },
-  { name: { DE: 'Fortbildung', IT: 'Formazione', EN: 'Further training' }, color: '#8E24AA', needApproval: true, needCompensation: false, countAsWorkingTime: true },
-  { name: { DE: 'Überstundenabbau', IT: 'Recupero ore', EN: 'Overtime compensation' }, color: '#FDD835', needApproval: true, needCompensation: true, countAsWorkingTime: false }
+  {
+    name: { DE: 'Urlaub', IT: 'Ferie', EN: 'Vacation' },
+    color: '#00ACC1',
+    needApproval: true,
+    needCompensation: false,
+    countAsWorkingTime: false
+  },
+  {
+    name: { DE: 'Krankheit', IT: 'Malattia', EN: 'Sick leave' },
+    color: '#E53935',
+    needApproval: false,
+    needCompensation: false,
+    countAsWorkingTime: false
+  },
+  {
+    name: { DE: 'Fortbildung', IT: 'Formazione', EN: 'Further training' },
+    color: '#8E24AA',
+    needApproval: true,
+    needCompensation: false,
+    countAsWorkingTime: true
+  },
+  {
+    name: { DE: 'Überstundenabbau', IT: 'Recupero ore', EN: 'Overtime compensation' },
+    color: '#FDD835',
+    needApproval: true,
+    needCompensation: true,
+    countAsWorkingTime: false
+  }
 ]
 
 export const uploadCategories: { name: Localized; color: string }[] = [

@@ -28,10 +28,13 @@ const isValidTimezone = (timezone: string) => {
 export function validateCompanyInput(input: CreateCompanyInput): Record<string, string> {
   const errors: Record<string, string> = {}
   if (!input.name?.trim() || input.name.length > 255) errors.name = 'is required (at most 255 characters)'
-  if (!COUNTRY_CODES.has(input.country ?? '')) errors.country = 'must be an ISO 3166 alpha-2 country code such as DE or IT'
-  if (input.timezone !== undefined && !isValidTimezone(input.timezone)) errors.timezone = 'must be an IANA timezone such as Europe/Berlin'
+  if (!COUNTRY_CODES.has(input.country ?? ''))
+    errors.country = 'must be an ISO 3166 alpha-2 country code such as DE or IT'
+  if (input.timezone !== undefined && !isValidTimezone(input.timezone))
+    errors.timezone = 'must be an IANA timezone such as Europe/Berlin'
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.adminEmail ?? '')) errors.adminEmail = 'must be an email address'
-  if (input.adminPassword !== undefined && input.adminPassword.length < 8) errors.adminPassword = 'must be at least 8 characters long'
+  if (input.adminPassword !== undefined && input.adminPassword.length < 8)
+    errors.adminPassword = 'must be at least 8 characters long'
   return errors
 }
 
@@ -72,15 +75,27 @@ export async function createCompany(db: Knex, secret: string, input: CreateCompa
       )
       return inserted.map((r: any) => Number(r.id))
     }
-    const roleIds = await seed('roles', catalogues.roles.map((r) => ({ type: r.type, name: r.name[lang] })))
-    await seed('assignment_types', catalogues.assignmentTypes.map((t) => ({ name: t.name[lang], color: t.color })))
-    await seed('assignment_status_types', catalogues.assignmentStatusTypes.map((t) => ({ name: t.name[lang], category: t.category })))
+    const roleIds = await seed(
+      'roles',
+      catalogues.roles.map((r) => ({ type: r.type, name: r.name[lang] }))
+    )
+    await seed(
+      'assignment_types',
+      catalogues.assignmentTypes.map((t) => ({ name: t.name[lang], color: t.color }))
+    )
+    await seed(
+      'assignment_status_types',
+      catalogues.assignmentStatusTypes.map((t) => ({ name: t.name[lang], category: t.category }))
+    )
     const eventTypeIds = await seed(
       'assignment_event_types',
       catalogues.assignmentEventTypes.map((t) => ({ name: t.name[lang], shortName: t.shortName[lang], color: t.color }))
     )
     const eventTypeId = Object.fromEntries(catalogues.assignmentEventTypes.map((t, i) => [t.key, eventTypeIds[i]]))
-    await seed('assignment_event_group_types', catalogues.assignmentEventGroupTypes.map((t) => ({ name: t.name[lang] })))
+    await seed(
+      'assignment_event_group_types',
+      catalogues.assignmentEventGroupTypes.map((t) => ({ name: t.name[lang] }))
+    )
     await seed(
       'time_entry_types',
       catalogues.timeEntryTypes.map((t) => ({
@@ -100,7 +115,10 @@ export async function createCompany(db: Knex, secret: string, input: CreateCompa
         isAbsenceHourly: false
       }))
     )
-    await seed('upload_categories', catalogues.uploadCategories.map((c) => ({ name: c.name[lang], color: c.color, roleIds: JSON.stringify([]) })))
+    await seed(
+      'upload_categories',
+      catalogues.uploadCategories.map((c) => ({ name: c.name[lang], color: c.color, roleIds: JSON.stringify([]) }))
+    )
     const [admin] = await trx('users').insert(
       {
         companyId,

@@ -13,7 +13,9 @@ export type DatabaseClient = 'sqlite3' | 'pg'
 
 // knex's SQLite client and transaction classes (the package has no typings for dialect internals).
 const Sqlite3Client: new (config: Knex.Config) => object = require('knex/lib/dialects/sqlite3')
-const Sqlite3Transaction: new (...args: any[]) => { query(conn: unknown, sql: string, status?: number, value?: unknown): Promise<unknown> } = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction')
+const Sqlite3Transaction: new (...args: any[]) => {
+  query(conn: unknown, sql: string, status?: number, value?: unknown): Promise<unknown>
+} = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction')
 
 /**
  * SQLite transactions take the write lock when they begin (BEGIN IMMEDIATE). With several
@@ -34,7 +36,8 @@ class ImmediateTransaction extends Sqlite3Transaction {
    * error the caller must see (the timeout, a 503) with a generic one (a 500).
    */
   query(conn: unknown, sql: string, status?: number, value?: unknown) {
-    if (status !== 2 || value === undefined || !/^ROLLBACK\b/i.test(sql)) return (super.query as any)(conn, sql, status, value)
+    if (status !== 2 || value === undefined || !/^ROLLBACK\b/i.test(sql))
+      return (super.query as any)(conn, sql, status, value)
     const self = this as any
     const rolledBack = self.trxClient.query(conn, sql).then(
       (res: unknown) => (self._rejecter(value), res),
@@ -83,7 +86,10 @@ function guardAgainstSilentServer(db: Knex, statementTimeoutMs: number) {
   const query = client._query
   client._query = function (this: unknown, connection: PgConnection, obj: unknown) {
     const run = query.call(this, connection, obj)
-    const timer = setTimeout(() => connection.connection?.stream?.destroy(), statementTimeoutMs + answerGraceMs(statementTimeoutMs))
+    const timer = setTimeout(
+      () => connection.connection?.stream?.destroy(),
+      statementTimeoutMs + answerGraceMs(statementTimeoutMs)
+    )
     return run.finally(() => clearTimeout(timer))
   }
   return db
@@ -165,7 +171,11 @@ export function sqliteFilename(url: string) {
  */
 const idleInTransactionMs = (statementTimeoutMs: number) => Math.max(60000, 6 * statementTimeoutMs)
 
-export function createKnex(url: string, pool: { min?: number; max?: number } = {}, timeouts: DatabaseTimeouts = {}): Knex {
+export function createKnex(
+  url: string,
+  pool: { min?: number; max?: number } = {},
+  timeouts: DatabaseTimeouts = {}
+): Knex {
   const client = clientOf(url)
   const statementTimeoutMs = timeouts.statementTimeoutMs ?? DEFAULT_TIMEOUTS.statementTimeoutMs
   const acquireConnectionTimeout = timeouts.acquireTimeoutMs ?? DEFAULT_TIMEOUTS.acquireTimeoutMs
@@ -176,7 +186,12 @@ export function createKnex(url: string, pool: { min?: number; max?: number } = {
       // A statement that waits for a lock counts its wait: statement_timeout also bounds lock waits.
       connection: {
         connectionString: url,
-        ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: idleInTransactionMs(statementTimeoutMs) } : {})
+        ...(statementTimeoutMs > 0
+          ? {
+              statement_timeout: statementTimeoutMs,
+              idle_in_transaction_session_timeout: idleInTransactionMs(statementTimeoutMs)
+            }
+          : {})
       } as Knex.PgConnectionConfig,
       pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
       acquireConnectionTimeout,
@@ -207,7 +222,9 @@ export function createKnex(url: string, pool: { min?: number; max?: number } = {
           conn.run('PRAGMA journal_mode = WAL', () =>
             conn.run(`PRAGMA busy_timeout = ${Math.floor(busyTimeoutMs)}`, (err: Error | null) =>
               // Statistics are an optimisation: a failure (a read-only file) must not refuse the connection.
-              conn.run('PRAGMA analysis_limit = 1000', () => conn.run('PRAGMA optimize = 0x10002', () => done(err, conn)))
+              conn.run('PRAGMA analysis_limit = 1000', () =>
+                conn.run('PRAGMA optimize = 0x10002', () => done(err, conn))
+              )
             )
           )
         )
@@ -233,7 +250,11 @@ export async function withoutStatementTimeout<T>(db: Knex, work: (untimed: Knex)
       config.statementTimeoutMs = saved
     }
   }
-  const { statement_timeout: _s, idle_in_transaction_session_timeout: _i, ...connection } = config.connection as Record<string, unknown>
+  const {
+    statement_timeout: _s,
+    idle_in_transaction_session_timeout: _i,
+    ...connection
+  } = config.connection as Record<string, unknown>
   const untimed = knex({ ...config, connection, pool: { min: 0, max: 2 } } as Knex.Config)
   try {
     return await work(untimed)

@@ -22,7 +22,8 @@ export function likeTokens(pattern: string): { tokens: LikeToken[] } | { error: 
     if (char === LIKE_ESCAPE) {
       const next = chars[i + 1]
       if (next === undefined) return { error: 'must not end in a lone backslash (write \\\\ for a backslash)' }
-      if (!ESCAPABLE.has(next)) return { error: 'may use a backslash only before %, _ or another backslash (write \\\\ for a backslash)' }
+      if (!ESCAPABLE.has(next))
+        return { error: 'may use a backslash only before %, _ or another backslash (write \\\\ for a backslash)' }
       tokens.push({ char: next })
       i++
     } else if (char === '%' || char === '_') tokens.push({ wildcard: char })

@@ -27,7 +27,9 @@ class MigrationSource implements Knex.MigrationSource<string> {
 
 /** Migrations may rightly run longer than a request's statement timeout (an index on a large table). */
 export async function migrateLatest(db: Knex) {
-  const [, applied] = await withoutStatementTimeout(db, (untimed) => untimed.migrate.latest({ migrationSource: new MigrationSource() }))
+  const [, applied] = await withoutStatementTimeout(db, (untimed) =>
+    untimed.migrate.latest({ migrationSource: new MigrationSource() })
+  )
   return applied as string[]
 }
 

@@ -16,13 +16,15 @@ const INDEXED_FIELDS: Record<string, readonly string[]> = {
 }
 
 /** Trigram counts for the search plan, counted the way the engine's index makes trigrams. */
-export const searchStatistics = (client: DatabaseClient) => new TrigramStatistics(client === 'pg' ? pgTrgmTrigrams : fts5Trigrams)
+export const searchStatistics = (client: DatabaseClient) =>
+  new TrigramStatistics(client === 'pg' ? pgTrgmTrigrams : fts5Trigrams)
 
 /** The FTS5 table of an indexed column, as the migration names it: `assignments_name_fts`. */
 const searchTable = (table: string, field: string) => `${table}_${snakeCase(field)}_fts`
 
 /** Every FTS5 table the indexed fields have (for maintenance such as the benchmark seed's merge). */
-export const searchTables = () => Object.entries(INDEXED_FIELDS).flatMap(([table, fields]) => fields.map((field) => searchTable(table, field)))
+export const searchTables = () =>
+  Object.entries(INDEXED_FIELDS).flatMap(([table, fields]) => fields.map((field) => searchTable(table, field)))
 
 /**
  * Where a run the index can look up ends: at a LIKE wildcard (an escaped `%`, `_` or backslash is
@@ -48,7 +50,8 @@ function searchableRuns(pattern: string): string[] {
  * consecutive trigrams), all required. It ignores the parts' order and the pattern's anchoring,
  * so it only narrows: the LIKE (or GLOB) stays in the query and decides.
  */
-const ftsMatch = (column: string, parts: string[]) => parts.map((part) => `${column} : "${part.replaceAll('"', '""')}"`).join(' AND ')
+const ftsMatch = (column: string, parts: string[]) =>
+  parts.map((part) => `${column} : "${part.replaceAll('"', '""')}"`).join(' AND ')
 
 interface IndexedSearch {
   field: string
@@ -83,13 +86,23 @@ export const SELECTIVE_CANDIDATES = 500
  * request, not again for the page and again for the count. With `statistics`, each filter looks
  * up only the parts of its pattern without a frequent trigram (src/db/search-terms.ts).
  */
-export async function searchCandidates(db: Knex, table: string, query?: Record<string, any>, statistics?: TrigramStatistics): Promise<number[] | undefined> {
+export async function searchCandidates(
+  db: Knex,
+  table: string,
+  query?: Record<string, any>,
+  statistics?: TrigramStatistics
+): Promise<number[] | undefined> {
   let candidates: number[] | undefined
   for (const { field, runs } of indexedSearches(table, query)) {
     const ftsTable = searchTable(table, field)
     const parts = statistics ? await statistics.parts(db, table, field, runs) : runs
     const match = ftsMatch(snakeCase(field), parts)
-    const found: { id: number }[] = await db.raw('select rowid as id from ?? where ?? match ? limit ?', [ftsTable, ftsTable, match, SELECTIVE_CANDIDATES])
+    const found: { id: number }[] = await db.raw('select rowid as id from ?? where ?? match ? limit ?', [
+      ftsTable,
+      ftsTable,
+      match,
+      SELECTIVE_CANDIDATES
+    ])
     if (found.length >= SELECTIVE_CANDIDATES) continue
     const ids = found.map((row) => Number(row.id))
     candidates = candidates ? ids.filter((id) => candidates!.includes(id)) : ids
@@ -122,7 +135,12 @@ export interface NarrowedLike {
  * the parts of their patterns to look up instead (src/db/search-terms.ts). Filters without one
  * are left to the planner as they are.
  */
-export async function pgNarrowedLikes(db: Knex, table: string, query: Record<string, any> | undefined, statistics: TrigramStatistics): Promise<NarrowedLike[]> {
+export async function pgNarrowedLikes(
+  db: Knex,
+  table: string,
+  query: Record<string, any> | undefined,
+  statistics: TrigramStatistics
+): Promise<NarrowedLike[]> {
   const narrowed: NarrowedLike[] = []
   for (const { field, pattern, runs } of indexedSearches(table, query)) {
     const parts = await statistics.parts(db, table, field, runs)

@@ -174,13 +174,19 @@ async function takeSample(db: Knex, table: string, column: string): Promise<Samp
   }
   const ids = new Set<number>()
   while (ids.size < SAMPLE_ROWS) ids.add(Number(low) + Math.floor(Math.random() * span))
-  const found: unknown[] = await db(table).whereIn('id', [...ids]).pluck(column)
-  return { values: found.filter((value): value is string => typeof value === 'string'), total: Math.round((found.length / SAMPLE_ROWS) * span) }
+  const found: unknown[] = await db(table)
+    .whereIn('id', [...ids])
+    .pluck(column)
+  return {
+    values: found.filter((value): value is string => typeof value === 'string'),
+    total: Math.round((found.length / SAMPLE_ROWS) * span)
+  }
 }
 
 function countTrigrams({ values, total }: Sample, scheme: TrigramScheme): TrigramCounts {
   const inSample = new Map<string, number>()
-  for (const value of values) for (const trigram of scheme.ofValue(value)) inSample.set(trigram, (inSample.get(trigram) ?? 0) + 1)
+  for (const value of values)
+    for (const trigram of scheme.ofValue(value)) inSample.set(trigram, (inSample.get(trigram) ?? 0) + 1)
   const scale = values.length > 0 ? total / values.length : 0
   return { rows: (trigram) => (inSample.get(trigram) ?? 0) * scale, total }
 }

@@ -12,7 +12,9 @@ import { LIKE_ESCAPE, validLikeTokens } from './like-pattern'
 const GLOB_SPECIAL = new Set(['*', '?', '['])
 
 /** A character and its other one-character cases (`ß` has no one-character upper case). */
-export const caseVariants = (char: string) => [...new Set([char, char.toLowerCase(), char.toUpperCase()].filter((c) => [...c].length === 1))]
+export const caseVariants = (char: string) => [
+  ...new Set([char, char.toLowerCase(), char.toUpperCase()].filter((c) => [...c].length === 1))
+]
 
 /** Both one-character cases of a character, or just the character. */
 function caseClass(char: string): string {
@@ -41,7 +43,8 @@ export interface SqliteLike {
 }
 
 /** The SQL of a `SqliteLike` on a column (`??`) and its pattern (`?`). */
-export const sqliteLikeSql = (like: SqliteLike) => (like.operator === 'GLOB' ? '?? GLOB ?' : `?? LIKE ? ESCAPE '${LIKE_ESCAPE}'`)
+export const sqliteLikeSql = (like: SqliteLike) =>
+  like.operator === 'GLOB' ? '?? GLOB ?' : `?? LIKE ? ESCAPE '${LIKE_ESCAPE}'`
 
 /**
  * Takes every `$like` filter out of a query for SQLite: the adapter writes LIKE without an
@@ -51,9 +54,14 @@ export function takeSqliteLikes(query: Record<string, any>): { query: Record<str
   const likes: SqliteLike[] = []
   let rest = query
   for (const [field, condition] of Object.entries(query)) {
-    if (field.startsWith('$') || !condition || typeof condition !== 'object' || typeof condition.$like !== 'string') continue
+    if (field.startsWith('$') || !condition || typeof condition !== 'object' || typeof condition.$like !== 'string')
+      continue
     const pattern: string = condition.$like
-    likes.push(needsGlob(pattern) ? { field, operator: 'GLOB', pattern: likeToGlob(pattern) } : { field, operator: 'LIKE', pattern })
+    likes.push(
+      needsGlob(pattern)
+        ? { field, operator: 'GLOB', pattern: likeToGlob(pattern) }
+        : { field, operator: 'LIKE', pattern }
+    )
     rest = withoutLike(rest, field)
   }
   return { query: rest, likes }

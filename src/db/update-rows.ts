@@ -24,7 +24,13 @@ export interface RowUpdate {
 const ROWS_PER_STATEMENT = 100
 
 /** Updates `rows` of `table` (all of `companyId`); `common` columns get the same value in every row. */
-export async function updateRows(db: Knex | Knex.Transaction, table: string, companyId: number, rows: RowUpdate[], common: Record<string, unknown> = {}) {
+export async function updateRows(
+  db: Knex | Knex.Transaction,
+  table: string,
+  companyId: number,
+  rows: RowUpdate[],
+  common: Record<string, unknown> = {}
+) {
   for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
     const chunk = rows.slice(start, start + ROWS_PER_STATEMENT)
     const set: Record<string, unknown> = { ...common }
@@ -39,7 +45,10 @@ export async function updateRows(db: Knex | Knex.Transaction, table: string, com
     }
     await db(table)
       .where({ companyId })
-      .whereIn('id', chunk.map((row) => row.id))
+      .whereIn(
+        'id',
+        chunk.map((row) => row.id)
+      )
       .update(set)
   }
 }

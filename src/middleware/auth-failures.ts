@@ -29,7 +29,9 @@ export const limitFailedLogins = (app: Application) => {
           const { provider } = context.params
           const params = context.params as { headers?: any; connection?: { headers?: any } }
           // 'unknown' never happens for a connection the transports set up; it still counts.
-          const address = provider ? (stampedClientAddress(params.headers ?? params.connection?.headers) ?? 'unknown') : undefined
+          const address = provider
+            ? (stampedClientAddress(params.headers ?? params.connection?.headers) ?? 'unknown')
+            : undefined
           if (!address) return next()
           if ((context.data as { strategy?: unknown } | undefined)?.strategy === 'local') {
             const refusal = await failures().refusal(address)

@@ -13,14 +13,17 @@ function toFeathersError(error: any): FeathersError {
   if (status === 415) return new UnsupportedMediaType(error.message)
   // zlib refusing a body whose bytes are not what its Content-Encoding says (gzip/deflate:
   // Z_DATA_ERROR, ...; brotli: ERR__ERROR_FORMAT_..., "Decompression failed").
-  if (/^(Z_|ERR__ERROR_)/.test(String(error?.code ?? ''))) return new BadRequest('The body could not be decoded as its Content-Encoding says')
+  if (/^(Z_|ERR__ERROR_)/.test(String(error?.code ?? '')))
+    return new BadRequest('The body could not be decoded as its Content-Encoding says')
   if (status === 400) {
     // The JSON parser refuses `__proto__` keys anywhere in a body (prototype poisoning).
-    if (/forbidden prototype property/.test(String(error?.message))) return badRequest('Invalid body', { '': 'must not contain a "__proto__" key' })
+    if (/forbidden prototype property/.test(String(error?.message)))
+      return badRequest('Invalid body', { '': 'must not contain a "__proto__" key' })
     // co-body in strict mode refuses a well-formed JSON value that is not an object or array
     // (`null`, `5`, `"text"`): the JSON is fine, its shape is not.
     if (/only supports object and array/.test(String(error?.message))) return notAnObject()
-    const malformed = error?.type === 'entity.parse.failed' || /JSON|Unexpected token|invalid/i.test(String(error?.message))
+    const malformed =
+      error?.type === 'entity.parse.failed' || /JSON|Unexpected token|invalid/i.test(String(error?.message))
     return new BadRequest(malformed ? 'Malformed JSON body' : 'Bad request')
   }
   // Database errors outside a service (/ready, authentication in middleware): 503 when the
@@ -41,7 +44,8 @@ export const errorHandler = (logger: Logger) => async (ctx: Context, next: Next)
     if (error.code === 401) ctx.set('WWW-Authenticate', 'Bearer')
     const allow = (error.data as { allow?: unknown } | undefined)?.allow
     if (error.code === 405 && Array.isArray(allow)) ctx.set('Allow', allow.join(', '))
-    if (error.code === 429 && (error.data as any)?.retryAfter) ctx.set('Retry-After', String((error.data as any).retryAfter))
+    if (error.code === 429 && (error.data as any)?.retryAfter)
+      ctx.set('Retry-After', String((error.data as any).retryAfter))
     const { name, message, code, className, data } = error.toJSON()
     ctx.body = data === undefined ? { name, message, code, className } : { name, message, code, className, data }
   }
@@ -54,8 +58,15 @@ export const requireJsonBody = async (ctx: Context, next: Next) => {
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== ''
   const type = ctx.get('content-type')
   const multipartAllowed = /\/uploads(\/|$)/.test(ctx.path)
-  if (['POST', 'PATCH', 'PUT'].includes(ctx.method) && hasBody && !JSON_TYPE.test(type) && !(multipartAllowed && /^multipart\/form-data/i.test(type))) {
-    throw new UnsupportedMediaType('Send the body as application/json' + (multipartAllowed ? ' (uploads: multipart/form-data)' : ''))
+  if (
+    ['POST', 'PATCH', 'PUT'].includes(ctx.method) &&
+    hasBody &&
+    !JSON_TYPE.test(type) &&
+    !(multipartAllowed && /^multipart\/form-data/i.test(type))
+  ) {
+    throw new UnsupportedMediaType(
+      'Send the body as application/json' + (multipartAllowed ? ' (uploads: multipart/form-data)' : '')
+    )
   }
   await next()
 }
@@ -76,7 +87,10 @@ export const acceptContentEncoding = async (ctx: Context, next: Next) => {
     const multipart = /^multipart\//i.test(ctx.get('content-type'))
     if (!(multipart ? encoding === 'identity' : JSON_ENCODINGS.has(encoding))) {
       const accepted = multipart ? 'identity' : [...JSON_ENCODINGS].join(', ')
-      throw new UnsupportedMediaType(`Content-Encoding "${header.slice(0, 100)}" is not supported (accepted: ${accepted})`, { accepted: accepted.split(', ') })
+      throw new UnsupportedMediaType(
+        `Content-Encoding "${header.slice(0, 100)}" is not supported (accepted: ${accepted})`,
+        { accepted: accepted.split(', ') }
+      )
     }
     ctx.req.headers['content-encoding'] = encoding
   }

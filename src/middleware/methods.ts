@@ -4,8 +4,19 @@ import type { Context, Next } from 'koa'
 import type { Application } from '../declarations'
 
 /** The HTTP method of each service method, on an item path (`/v1/customers/5`) and on a collection path. */
-const ITEM_METHODS: [http: string, method: string][] = [['GET', 'get'], ['PATCH', 'patch'], ['DELETE', 'remove'], ['PUT', 'update']]
-const COLLECTION_METHODS: [http: string, method: string][] = [['GET', 'find'], ['POST', 'create'], ['PATCH', 'patch'], ['DELETE', 'remove'], ['PUT', 'update']]
+const ITEM_METHODS: [http: string, method: string][] = [
+  ['GET', 'get'],
+  ['PATCH', 'patch'],
+  ['DELETE', 'remove'],
+  ['PUT', 'update']
+]
+const COLLECTION_METHODS: [http: string, method: string][] = [
+  ['GET', 'find'],
+  ['POST', 'create'],
+  ['PATCH', 'patch'],
+  ['DELETE', 'remove'],
+  ['PUT', 'update']
+]
 /** Methods that act on a whole collection (no id) unless the service is single-record (`multi: false`, every resource). */
 const MULTI_METHODS = new Set(['patch', 'remove', 'update'])
 
@@ -69,7 +80,12 @@ export const socketMethodGuard = (app: Application) => (packet: SocketPacket, ne
   if (!offered.includes(method)) {
     // No HTTP here: the message names the Feathers method and what the path offers instead.
     const allow = SERVICE_METHODS_IN_ORDER.filter((name) => offered.includes(name))
-    return ack(new MethodNotAllowed(`The method ${method} is not offered by ${path} (it offers ${allow.join(', ')})`, { method, allow }).toJSON())
+    return ack(
+      new MethodNotAllowed(`The method ${method} is not offered by ${path} (it offers ${allow.join(', ')})`, {
+        method,
+        allow
+      }).toJSON()
+    )
   }
   next()
 }

@@ -38,7 +38,11 @@ export const guardPrototypePathSegments = (app: Application) => async (ctx: Cont
 export const refusePrototypeQueryKeys = async (ctx: Context, next: Next) => {
   const keys = ctx.querystring ? ctx.querystring.split('&').map((pair) => decode(pair.split('=')[0])) : []
   const refused = keys.filter((key) => key.split(/[[\].]/).some((segment) => PROTOTYPE_KEYS.has(segment)))
-  if (refused.length > 0) throw badRequest('Invalid query', Object.fromEntries(refused.map((key) => [key, 'is not a parameter of this operation'])))
+  if (refused.length > 0)
+    throw badRequest(
+      'Invalid query',
+      Object.fromEntries(refused.map((key) => [key, 'is not a parameter of this operation']))
+    )
   await next()
 }
 

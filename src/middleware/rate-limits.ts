@@ -2,7 +2,13 @@ import cluster from 'node:cluster'
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import type { Context, Next } from 'koa'
 import { createClient } from 'redis'
-import { RateLimiterAbstract, RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
+import {
+  RateLimiterAbstract,
+  RateLimiterCluster,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes
+} from 'rate-limiter-flexible'
 import { TooManyRequests } from '@feathersjs/errors'
 import type { Logger } from 'pino'
 import type { ProxyTrust } from './trust-proxy'
@@ -56,7 +62,8 @@ export function counterStore(options: { redisUrl?: string; namespace: string; lo
   if (cluster.isWorker) {
     // The primary holds the counters (RateLimiterClusterMaster, created by `serve`).
     return {
-      limiter: (name, points, duration) => new RateLimiterCluster({ keyPrefix: `${namespace}:${name}`, points, duration, timeoutMs: 1000 }),
+      limiter: (name, points, duration) =>
+        new RateLimiterCluster({ keyPrefix: `${namespace}:${name}`, points, duration, timeoutMs: 1000 }),
       close: async () => undefined
     }
   }
@@ -79,7 +86,11 @@ export function tooMany(state: RateLimiterRes) {
  * count lets the request through (fail-open): an outage of the counters must not become an
  * outage of the API.
  */
-async function spend(limiter: RateLimiterAbstract, key: string, logger: Logger): Promise<{ allowed: boolean; state: RateLimiterRes } | null> {
+async function spend(
+  limiter: RateLimiterAbstract,
+  key: string,
+  logger: Logger
+): Promise<{ allowed: boolean; state: RateLimiterRes } | null> {
   try {
     return { allowed: true, state: await limiter.consume(key) }
   } catch (rejection) {
@@ -90,7 +101,12 @@ async function spend(limiter: RateLimiterAbstract, key: string, logger: Logger):
 }
 
 /** Looks without spending: the TooManyRequests for a key that has used up `points`, else null (also when the store fails). */
-async function refusal(limiter: RateLimiterAbstract, key: string, points: number, logger: Logger): Promise<TooManyRequests | null> {
+async function refusal(
+  limiter: RateLimiterAbstract,
+  key: string,
+  points: number,
+  logger: Logger
+): Promise<TooManyRequests | null> {
   try {
     const state = await limiter.get(key)
     return state && state.consumedPoints >= points ? tooMany(state) : null
@@ -158,7 +174,13 @@ export class KeyBudget {
 }
 
 /** The header fields a browser integration may read (CORS). */
-export const RATE_LIMIT_HEADERS = ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']
+export const RATE_LIMIT_HEADERS = [
+  'Retry-After',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'RateLimit-Policy'
+]
 
 const CLIENT_ADDRESS = Symbol('crewclock.clientAddress')
 
@@ -173,7 +195,8 @@ export function stampClientAddress(req: IncomingMessage, trust: ProxyTrust) {
   return address
 }
 
-export const stampedClientAddress = (headers: IncomingHttpHeaders | undefined): string | undefined => (headers as any)?.[CLIENT_ADDRESS]
+export const stampedClientAddress = (headers: IncomingHttpHeaders | undefined): string | undefined =>
+  (headers as any)?.[CLIENT_ADDRESS]
 
 const UNLIMITED_PATHS = new Set(['/health', '/ready'])
 
@@ -182,24 +205,25 @@ const UNLIMITED_PATHS = new Set(['/health', '/ready'])
  * per-key budget of an authenticated /v1 request is filled in by `requireApiKey` and sent here,
  * on success and on error.
  */
-export const limitFailedAuthentication = (failures: AuthFailureLimit, trust: ProxyTrust) => async (ctx: Context, next: Next) => {
-  if (UNLIMITED_PATHS.has(ctx.path)) return next()
-  const address = stampClientAddress(ctx.req, trust)
-  const rateLimitHeaders: RateLimitHeaders = {}
-  ctx.feathers = { ...ctx.feathers, rateLimitHeaders } as any
-  try {
-    await next()
-  } catch (error: any) {
+export const limitFailedAuthentication =
+  (failures: AuthFailureLimit, trust: ProxyTrust) => async (ctx: Context, next: Next) => {
+    if (UNLIMITED_PATHS.has(ctx.path)) return next()
+    const address = stampClientAddress(ctx.req, trust)
+    const rateLimitHeaders: RateLimitHeaders = {}
+    ctx.feathers = { ...ctx.feathers, rateLimitHeaders } as any
+    try {
+      await next()
+    } catch (error: any) {
+      ctx.set(rateLimitHeaders)
+      if (error?.code === 401) throw (await failures.fail(address)) ?? error
+      throw error
+    }
     ctx.set(rateLimitHeaders)
-    if (error?.code === 401) throw (await failures.fail(address)) ?? error
-    throw error
+    if (ctx.status === 401) {
+      const refusal = await failures.fail(address)
+      if (refusal) throw refusal
+    }
   }
-  ctx.set(rateLimitHeaders)
-  if (ctx.status === 401) {
-    const refusal = await failures.fail(address)
-    if (refusal) throw refusal
-  }
-}
 
 /**
  * Requests refused before a service ran (405, 413, 415, malformed JSON, an unknown /v1 route)
@@ -208,25 +232,28 @@ export const limitFailedAuthentication = (failures: AuthFailureLimit, trust: Pro
  * looked up only here, on refusals the service hooks never saw; a request whose hooks already
  * spent its point is left alone, and so are 401s (there is no key to describe).
  */
-export const budgetOfUnservedRequests = (keyBudget: KeyBudget | null, keyOf: (ctx: Context) => Promise<number | null>) => async (ctx: Context, next: Next) => {
-  if (!keyBudget || !ctx.path.startsWith('/v1/')) return next()
-  const spend = async () => {
-    const headers = (ctx.feathers as { rateLimitHeaders?: RateLimitHeaders } | undefined)?.rateLimitHeaders
-    if (!headers || Object.keys(headers).length > 0) return
-    const apiKeyId = await keyOf(ctx).catch(() => null)
-    if (apiKeyId !== null) await keyBudget.spend(apiKeyId, headers)
+export const budgetOfUnservedRequests =
+  (keyBudget: KeyBudget | null, keyOf: (ctx: Context) => Promise<number | null>) =>
+  async (ctx: Context, next: Next) => {
+    if (!keyBudget || !ctx.path.startsWith('/v1/')) return next()
+    const spend = async () => {
+      const headers = (ctx.feathers as { rateLimitHeaders?: RateLimitHeaders } | undefined)?.rateLimitHeaders
+      if (!headers || Object.keys(headers).length > 0) return
+      const apiKeyId = await keyOf(ctx).catch(() => null)
+      if (apiKeyId !== null) await keyBudget.spend(apiKeyId, headers)
+    }
+    // 4xx only: a 5xx (the database away) must not wait for the database a second time.
+    const refused = (status: unknown) =>
+      typeof status === 'number' && status >= 400 && status < 500 && status !== 401 && status !== 429
+    try {
+      await next()
+    } catch (error: any) {
+      // Feathers errors carry `code`, koa's (the body parser's) `status`.
+      if (refused(typeof error?.code === 'number' ? error.code : error?.status)) await spend()
+      throw error
+    }
+    if (refused(ctx.status)) await spend()
   }
-  // 4xx only: a 5xx (the database away) must not wait for the database a second time.
-  const refused = (status: unknown) => typeof status === 'number' && status >= 400 && status < 500 && status !== 401 && status !== 429
-  try {
-    await next()
-  } catch (error: any) {
-    // Feathers errors carry `code`, koa's (the body parser's) `status`.
-    if (refused(typeof error?.code === 'number' ? error.code : error?.status)) await spend()
-    throw error
-  }
-  if (refused(ctx.status)) await spend()
-}
 
 export interface RateLimits {
   authFailures: AuthFailureLimit
@@ -243,7 +270,9 @@ export function rateLimits(
   const { points, duration } = settings.authFailures
   return {
     authFailures: new AuthFailureLimit(store.limiter('auth-failures', points, duration), points, options.logger),
-    keyBudget: settings.perKey ? new KeyBudget(store.limiter('api-key', settings.perKey, 60), settings.perKey, 60, options.logger) : null,
+    keyBudget: settings.perKey
+      ? new KeyBudget(store.limiter('api-key', settings.perKey, 60), settings.perKey, 60, options.logger)
+      : null,
     store
   }
 }

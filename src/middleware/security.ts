@@ -61,6 +61,9 @@ export const requestLog = (logger: Logger) => async (ctx: Context, next: Next) =
     await next()
   } finally {
     const ms = Number(process.hrtime.bigint() - started) / 1e6
-    ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request')
+    ctx.state.log.info(
+      { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 },
+      'request'
+    )
   }
 }

@@ -23,7 +23,10 @@ export function compileTrust(setting: string | number | undefined): TrustFn {
     const hops = Number(value)
     return (_address, hop) => hop < hops
   }
-  const list = value.split(',').map((entry) => entry.trim()).filter(Boolean)
+  const list = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
   return proxyaddr.compile(list)
 }
 
@@ -35,7 +38,10 @@ export function proxyTrust(setting: string | number | undefined): ProxyTrust {
       if ((req.socket as { encrypted?: boolean } | undefined)?.encrypted) return true
       const peer = req.socket?.remoteAddress
       if (!peer || !trust(peer, 0)) return false
-      const proto = String(req.headers['x-forwarded-proto'] ?? '').split(',')[0].trim().toLowerCase()
+      const proto = String(req.headers['x-forwarded-proto'] ?? '')
+        .split(',')[0]
+        .trim()
+        .toLowerCase()
       return proto === 'https'
     }
   }

@@ -20,7 +20,8 @@ function completeShape(schema: any, value: unknown): unknown {
   return result
 }
 
-const toIso = (value: unknown) => (value instanceof Date ? value.toISOString() : new Date(value as string).toISOString())
+const toIso = (value: unknown) =>
+  value instanceof Date ? value.toISOString() : new Date(value as string).toISOString()
 
 export function decodeRow(resource: Resource, row: Row): Row {
   const result: Row = {}
@@ -60,7 +61,8 @@ export function encodeData(resource: Resource, data: Row): Row {
     if (!spec || !spec.stored) continue
     if (value === null || value === undefined) row[name] = null
     else if (spec.json) row[name] = JSON.stringify(value)
-    else if (filterKind(spec.schema) === 'timestamp' && typeof value === 'string') row[name] = new Date(value).toISOString()
+    else if (filterKind(spec.schema) === 'timestamp' && typeof value === 'string')
+      row[name] = new Date(value).toISOString()
     else row[name] = value
   }
   return row

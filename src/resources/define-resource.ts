@@ -24,7 +24,11 @@ export interface FieldSpec {
 
 type FieldOptions = Partial<Pick<FieldSpec, 'writeSchema' | 'nullable' | 'json' | 'stored'>>
 
-const field = (schema: TSchema, modes: Pick<FieldSpec, 'create' | 'patch' | 'output'>, options: FieldOptions = {}): FieldSpec => ({
+const field = (
+  schema: TSchema,
+  modes: Pick<FieldSpec, 'create' | 'patch' | 'output'>,
+  options: FieldOptions = {}
+): FieldSpec => ({
   schema,
   nullable: true,
   json: false,
@@ -37,7 +41,13 @@ const field = (schema: TSchema, modes: Pick<FieldSpec, 'create' | 'patch' | 'out
  * A field with its value and write types carried at the type level, so the typed client
  * (src/client.ts) derives every resource's result, create and patch types from the declaration.
  */
-export interface TypedField<S extends TSchema, W, C extends boolean, P extends boolean, O extends boolean> extends FieldSpec {
+export interface TypedField<
+  S extends TSchema,
+  W,
+  C extends boolean,
+  P extends boolean,
+  O extends boolean
+> extends FieldSpec {
   schema: S
   create: C
   patch: P
@@ -63,7 +73,13 @@ export const patchOnly = <S extends TSchema, W = Static<S>>(schema: S, options?:
   field(schema, { create: false, patch: true, output: true }, options) as TypedField<S, W, false, true, true>
 /** Accepted in writes, never returned (passwords, manual overrides). */
 export const writeOnly = <S extends TSchema>(schema: S, options?: FieldOptions & { create?: boolean }) =>
-  field(schema, { create: options?.create ?? true, patch: true, output: false }, options) as TypedField<S, Static<S>, boolean, true, false>
+  field(schema, { create: options?.create ?? true, patch: true, output: false }, options) as TypedField<
+    S,
+    Static<S>,
+    boolean,
+    true,
+    false
+  >
 
 type ValueOf<F> = F extends TypedField<infer S, any, any, any, any> ? Static<S> : unknown
 type WriteValueOf<F> = F extends TypedField<any, infer W, any, any, any> ? W : unknown
@@ -71,7 +87,9 @@ type NeverNull = 'id' | 'createdAt' | 'updatedAt'
 
 /** A resource as responses carry it. */
 export type ResultOf<F> = {
-  [K in keyof F as F[K] extends { output: true } ? K : never]: K extends NeverNull ? ValueOf<F[K]> : ValueOf<F[K]> | null
+  [K in keyof F as F[K] extends { output: true } ? K : never]: K extends NeverNull
+    ? ValueOf<F[K]>
+    : ValueOf<F[K]> | null
 }
 /** A create body. */
 export type DataOf<F> = { [K in keyof F as F[K] extends { create: true } ? K : never]?: WriteValueOf<F[K]> | null }
@@ -217,7 +235,7 @@ export interface Resource<Plan = any, RemovePlan = any> extends ResourceDeclarat
 const requiredOutput = new Set(['id', 'createdAt', 'updatedAt'])
 
 const writeBodySchema = (decl: ResourceDeclaration, method: 'create' | 'patch') => {
-  const required = new Set(method === 'create' ? decl.required ?? [] : [])
+  const required = new Set(method === 'create' ? (decl.required ?? []) : [])
   const properties: Record<string, TSchema> = {}
   for (const [name, spec] of Object.entries(decl.fields)) {
     if (!spec[method]) continue

@@ -43,7 +43,8 @@ class SpecService {
 
 const rejectQuery = async (context: HookContext) => {
   const keys = Object.keys(context.params.query ?? {})
-  if (keys.length > 0) throw badRequest('Invalid query', Object.fromEntries(keys.map((k) => [k, 'is not a parameter of spec'])))
+  if (keys.length > 0)
+    throw badRequest('Invalid query', Object.fromEntries(keys.map((k) => [k, 'is not a parameter of spec'])))
 }
 
 /** `GET /v1/<collection>/spec`, once per collection; the router prefers this static segment over the item id placeholder. */

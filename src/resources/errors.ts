@@ -3,7 +3,18 @@ import { ERROR } from '@feathersjs/knex'
 import type { HookContext, NextFunction } from '../declarations'
 import { camelCase } from '../db/knex'
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', 'SQLITE_BUSY', 'SQLITE_CANTOPEN'])
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  'SQLITE_BUSY',
+  'SQLITE_CANTOPEN'
+])
 
 const TIMEOUT_CODES = new Set(['57014', '55P03', '25P03', 'SQLITE_INTERRUPT'])
 
@@ -27,35 +38,61 @@ function uniqueField(error: any): string | undefined {
 function dataExceptionError(code: string, query?: Record<string, unknown>): BadRequest | undefined {
   if (!/^22[0-9A-Z]{3}$/.test(code)) return undefined
   const params = Object.entries(query ?? {}).flatMap(([name, value]) =>
-    value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).map((op) => `${name}[${op}]`) : [name]
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.keys(value).map((op) => `${name}[${op}]`)
+      : [name]
   )
   const named = code === '22025' ? params.filter((param) => param.endsWith('[$like]')) : params
-  const [message, reason] = code === '22025' ? ['A $like pattern is malformed', 'is not a valid pattern'] : ['A value is out of range or malformed', 'may be out of range or malformed']
-  return new BadRequest(message, named.length > 0 ? { validationErrors: Object.fromEntries(named.map((param) => [param, reason])) } : {})
+  const [message, reason] =
+    code === '22025'
+      ? ['A $like pattern is malformed', 'is not a valid pattern']
+      : ['A value is out of range or malformed', 'may be out of range or malformed']
+  return new BadRequest(
+    message,
+    named.length > 0 ? { validationErrors: Object.fromEntries(named.map((param) => [param, reason])) } : {}
+  )
 }
 
 /** A foreign key violation (PostgreSQL 23503, SQLite's FOREIGN KEY constraint). */
 export function isForeignKeyViolation(raw: any): boolean {
   const error = raw?.[ERROR] ?? raw
   const code = String(error?.code ?? '')
-  return code === '23503' || (code.startsWith('SQLITE_CONSTRAINT') && String(error?.message ?? '').includes('FOREIGN KEY'))
+  return (
+    code === '23503' || (code.startsWith('SQLITE_CONSTRAINT') && String(error?.message ?? '').includes('FOREIGN KEY'))
+  )
 }
 
 /** How many records of each referencing collection (`time-entries`) keep a record from being deleted. */
 export type References = Record<string, number>
 
-const counted = (collection: string, count: number, singular: string) => `${count} ${count === 1 ? singular : collection.replace(/-/g, ' ')}`
+const counted = (collection: string, count: number, singular: string) =>
+  `${count} ${count === 1 ? singular : collection.replace(/-/g, ' ')}`
 
 /**
  * 409 for a delete that records still reference, naming the collections and how many of each:
  * "The customer is still referenced by 3 assignments". `singulars` names one record of each
  * collection (`time-entries` → `time entry`).
  */
-export function stillReferenced(entity: string, references: References, singulars: Record<string, string> = {}): Conflict {
+export function stillReferenced(
+  entity: string,
+  references: References,
+  singulars: Record<string, string> = {}
+): Conflict {
   const parts = Object.entries(references)
     .filter(([, count]) => count > 0)
-    .map(([collection, count]) => counted(collection, count, singulars[collection] ?? collection.replace(/-/g, ' ').replace(/ies$/, 'y').replace(/s$/, '')))
-  const by = parts.length === 0 ? 'other records' : parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`
+    .map(([collection, count]) =>
+      counted(
+        collection,
+        count,
+        singulars[collection] ?? collection.replace(/-/g, ' ').replace(/ies$/, 'y').replace(/s$/, '')
+      )
+    )
+  const by =
+    parts.length === 0
+      ? 'other records'
+      : parts.length === 1
+        ? parts[0]
+        : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`
   return new Conflict(`The ${entity} is still referenced by ${by}`, { reason: 'still-referenced', references })
 }
 
@@ -71,12 +108,19 @@ export function toApiError(raw: any, method?: string, query?: Record<string, unk
   const message = String(error?.message ?? '')
   if (code === '23505' || (code === 'SQLITE_CONSTRAINT' && message.includes('UNIQUE'))) {
     const field = uniqueField(error)
-    return new Conflict(field ? `A record with this ${field} already exists` : 'A record with these values already exists', field ? { validationErrors: { [field]: 'already exists' } } : {})
+    return new Conflict(
+      field ? `A record with this ${field} already exists` : 'A record with these values already exists',
+      field ? { validationErrors: { [field]: 'already exists' } } : {}
+    )
   }
   if (isForeignKeyViolation(error)) {
     return method === 'remove' ? stillReferenced('record', {}) : new BadRequest('A referenced record does not exist')
   }
-  if (code.startsWith('08') || CONNECTION_CODES.has(code) || /Timeout acquiring a connection|Connection terminated|ECONNREFUSED/.test(message)) {
+  if (
+    code.startsWith('08') ||
+    CONNECTION_CODES.has(code) ||
+    /Timeout acquiring a connection|Connection terminated|ECONNREFUSED/.test(message)
+  ) {
     return new Unavailable('The database is not reachable; try again shortly')
   }
   // A statement cancelled by its time limit (PostgreSQL statement_timeout 57014, lock_timeout
@@ -100,7 +144,10 @@ export const mapDatabaseErrors = async (context: HookContext, next: NextFunction
     await next()
   } catch (error: any) {
     const mapped = toApiError(error, context.method, context.params?.query)
-    if (mapped.code >= 500 && mapped !== error) context.app.get('logger' as any)?.error?.({ err: error, path: context.path, method: context.method }, 'database error')
+    if (mapped.code >= 500 && mapped !== error)
+      context.app
+        .get('logger' as any)
+        ?.error?.({ err: error, path: context.path, method: context.method }, 'database error')
     throw mapped
   }
 }

@@ -78,7 +78,10 @@ export const validateQuery = (resource: Resource, querySchema: TObject) => async
   if (context.method === 'find') {
     context.params.list = parseListQuery(resource, querySchema, query)
   } else if (context.params.provider && Object.keys(query).length > 0) {
-    throw badRequest('Invalid query', Object.fromEntries(Object.keys(query).map((k) => [k, `is not a parameter of ${context.method}`])))
+    throw badRequest(
+      'Invalid query',
+      Object.fromEntries(Object.keys(query).map((k) => [k, `is not a parameter of ${context.method}`]))
+    )
   }
   context.params.query = {}
 }

@@ -75,15 +75,22 @@ interface ErrorStatus {
 
 /** The error statuses of CONTRACT §3.2 that operations declare by name. */
 export const ERROR_STATUSES: Record<number, ErrorStatus> = {
-  400: { name: 'BadRequest', description: 'Invalid body, query or path parameter; `data.validationErrors` names each field.' },
+  400: {
+    name: 'BadRequest',
+    description: 'Invalid body, query or path parameter; `data.validationErrors` names each field.'
+  },
   401: { name: 'NotAuthenticated', description: 'API key missing, invalid or revoked.' },
   403: {
     name: 'Forbidden',
-    description: 'Not allowed: the API key lacks the scope the operation needs (`data.scope` names it, e.g. `time-entries:write`), or the change needs the settings page; for a download, the link expired or was tampered with.'
+    description:
+      'Not allowed: the API key lacks the scope the operation needs (`data.scope` names it, e.g. `time-entries:write`), or the change needs the settings page; for a download, the link expired or was tampered with.'
   },
   404: { name: 'NotFound', description: 'No such record in the company of the API key.' },
   405: { name: 'MethodNotAllowed', description: 'The method is not offered here; `Allow` lists the ones that are.' },
-  409: { name: 'Conflict', description: 'State conflict: duplicate, still referenced, locked or illegal workflow move.' },
+  409: {
+    name: 'Conflict',
+    description: 'State conflict: duplicate, still referenced, locked or illegal workflow move.'
+  },
   413: { name: 'PayloadTooLarge', description: 'Request body too large.' },
   415: { name: 'UnsupportedMediaType', description: 'Body is not `application/json`.' },
   429: { name: 'TooManyRequests', description: 'Rate limit reached; retry after `Retry-After` seconds.' },
@@ -115,14 +122,22 @@ const errorSchema: Json = {
           description: 'With 403 for a scoped API key: the scope the operation needs, e.g. `time-entries:write`.'
         },
         retryAfter: { type: 'integer', minimum: 1, description: 'With 429: seconds to wait, as in `Retry-After`.' },
-        reason: { type: 'string', description: 'With 403 and 409: a stable word for why, e.g. `still-referenced`, `admin-account`.' },
+        reason: {
+          type: 'string',
+          description: 'With 403 and 409: a stable word for why, e.g. `still-referenced`, `admin-account`.'
+        },
         references: {
           type: 'object',
-          description: 'With 409 `still-referenced`: the collections that still reference the record → how many of their records do.',
+          description:
+            'With 409 `still-referenced`: the collections that still reference the record → how many of their records do.',
           additionalProperties: { type: 'integer', minimum: 1 }
         },
         method: { type: 'string', description: 'With 405: the HTTP method that is not offered.' },
-        allow: { type: 'array', items: { type: 'string' }, description: 'With 405: the methods offered, as in the `Allow` header.' }
+        allow: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'With 405: the methods offered, as in the `Allow` header.'
+        }
       }
     }
   }
@@ -156,15 +171,28 @@ const OPERATOR_DESCRIPTIONS: Record<string, string> = {
   $lte: 'is less than or equal to',
   $gt: 'is greater than',
   $gte: 'is greater than or equal to',
-  $like: 'matches the pattern, case-insensitive (`%` any text, `_` one character; `\\%`, `\\_` and `\\\\` match those characters literally, any other backslash is a 400)'
+  $like:
+    'matches the pattern, case-insensitive (`%` any text, `_` one character; `\\%`, `\\_` and `\\\\` match those characters literally, any other backslash is a 400)'
 }
 
-const pascal = (text: string) => text.replace(/(^|[-_/\s])(\w)/g, (_m, _s, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')
+const pascal = (text: string) =>
+  text.replace(/(^|[-_/\s])(\w)/g, (_m, _s, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')
 const componentName = (text: string) => text.replace(/[^A-Za-z0-9._-]/g, '')
 const asArray = (type: unknown): string[] => (Array.isArray(type) ? type : type === undefined ? [] : [type as string])
 
 /** Schema keywords whose values are schemas, lists of schemas or maps of schemas. */
-const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']
+const SUBSCHEMA = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems'
+]
 const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas']
 
@@ -178,7 +206,11 @@ function nullAsText(schema: Json): Json {
   if (!types.includes('null')) return schema
   const rest = types.filter((t) => t !== 'null')
   const { enum: values, ...value } = schema
-  const typed = { ...value, type: rest.length === 1 ? rest[0] : rest, ...(values ? { enum: values.filter((v: unknown) => v !== null) } : {}) }
+  const typed = {
+    ...value,
+    type: rest.length === 1 ? rest[0] : rest,
+    ...(values ? { enum: values.filter((v: unknown) => v !== null) } : {})
+  }
   return { anyOf: [typed, { type: 'string', enum: ['null'], description: 'Records without a value.' }] }
 }
 
@@ -227,7 +259,10 @@ export class OpenApiTools {
 
   /** The list envelope around a resource's items. */
   list(resource: Resource): Json {
-    return this.register(`${componentName(resource.entity)}List`, listSchema(resource.displayName(), this.resourceRef(resource)))
+    return this.register(
+      `${componentName(resource.entity)}List`,
+      listSchema(resource.displayName(), this.resourceRef(resource))
+    )
   }
 
   /** A response with a JSON body. */
@@ -257,14 +292,25 @@ export class OpenApiTools {
   }
 
   private errorResponse(name: string, status: number, description: string): Json {
-    const body = { allOf: [this.register('Error', errorSchema), { properties: { name: { const: name }, code: { const: status } } }] }
-    const headers = status === 401 ? { 'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string', const: 'Bearer' } } } : undefined
+    const body = {
+      allOf: [this.register('Error', errorSchema), { properties: { name: { const: name }, code: { const: status } } }]
+    }
+    const headers =
+      status === 401
+        ? { 'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string', const: 'Bearer' } } }
+        : undefined
     return { description, ...(headers ? { headers } : {}), content: { [JSON_TYPE]: { schema: body } } }
   }
 
   /** An integer id in the path (CONTRACT §3: int32, else 400). */
   pathParameter(name: string, description?: string): Json {
-    return { name, in: 'path', required: true, ...(description ? { description } : {}), schema: { type: 'integer', format: 'int32', minimum: 1, maximum: INT32_MAX } }
+    return {
+      name,
+      in: 'path',
+      required: true,
+      ...(description ? { description } : {}),
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: INT32_MAX }
+    }
   }
 
   /**
@@ -277,7 +323,9 @@ export class OpenApiTools {
     const required = new Set<string>(query.required ?? [])
     const result: Json[] = []
     // Sorting last: filters are what a reader looks for first.
-    const entries = Object.entries<Json>(query.properties ?? {}).sort(([a], [b]) => Number(a === '$sort') - Number(b === '$sort'))
+    const entries = Object.entries<Json>(query.properties ?? {}).sort(
+      ([a], [b]) => Number(a === '$sort') - Number(b === '$sort')
+    )
     for (const [name, schema] of entries) {
       if (name === 'page' || name === 'size') {
         result.push(this.sharedParameter(name, schema))
@@ -311,7 +359,11 @@ export class OpenApiTools {
 
   private sharedParameter(name: 'page' | 'size', schema: Json): Json {
     const description = name === 'page' ? 'Page number, from 0.' : 'Items per page.'
-    const parameter = this.queryParameter(name, { ...schema, default: name === 'page' ? 0 : DEFAULT_PAGE_SIZE }, description)
+    const parameter = this.queryParameter(
+      name,
+      { ...schema, default: name === 'page' ? 0 : DEFAULT_PAGE_SIZE },
+      description
+    )
     return this.registerIn(this.parameters, name, parameter, 'parameters')
   }
 
@@ -338,10 +390,13 @@ export class OpenApiTools {
   private hoist(node: Json): Json {
     if (node === null || typeof node !== 'object' || Array.isArray(node)) return node
     const { $id: _id, ...schema } = node
-    for (const key of SUBSCHEMA) if (schema[key] && typeof schema[key] === 'object') schema[key] = this.hoist(schema[key])
-    for (const key of SUBSCHEMA_LISTS) if (Array.isArray(schema[key])) schema[key] = schema[key].map((s: Json) => this.hoist(s))
+    for (const key of SUBSCHEMA)
+      if (schema[key] && typeof schema[key] === 'object') schema[key] = this.hoist(schema[key])
+    for (const key of SUBSCHEMA_LISTS)
+      if (Array.isArray(schema[key])) schema[key] = schema[key].map((s: Json) => this.hoist(s))
     for (const key of SUBSCHEMA_MAPS) {
-      if (schema[key]) schema[key] = Object.fromEntries(Object.entries<Json>(schema[key]).map(([k, s]) => [k, this.hoist(s)]))
+      if (schema[key])
+        schema[key] = Object.fromEntries(Object.entries<Json>(schema[key]).map(([k, s]) => [k, this.hoist(s)]))
     }
     if (isInt32(schema)) schema.format = 'int32'
     const types = asArray(schema.type)
@@ -387,13 +442,24 @@ export class OpenApiTools {
 
 /** CONTRACT §10.2: the per-key budget (IETF RateLimit header fields) on every authenticated /v1 response. */
 const RATE_LIMIT_HEADERS: Json = {
-  'RateLimit-Limit': { description: "Requests per window of this API key's budget.", schema: { type: 'integer', minimum: 0 } },
-  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Limit': {
+    description: "Requests per window of this API key's budget.",
+    schema: { type: 'integer', minimum: 0 }
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current window.',
+    schema: { type: 'integer', minimum: 0 }
+  },
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
   'Retry-After': { description: 'Seconds to wait before retrying (with 429).', schema: { type: 'integer', minimum: 1 } }
 }
 const budgetHeaders = () =>
-  Object.fromEntries(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].map((name) => [name, { $ref: `#/components/headers/${name}` }]))
+  Object.fromEntries(
+    ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].map((name) => [
+      name,
+      { $ref: `#/components/headers/${name}` }
+    ])
+  )
 
 /**
  * Every response of an operation that spends the key's budget names the RateLimit headers (the
@@ -402,7 +468,11 @@ const budgetHeaders = () =>
 function withRateLimitHeaders(paths: PathItems, responses: Json) {
   const decorate = (response: Json, status: string) => {
     if (!response || response.$ref || status === '401') return
-    response.headers = { ...response.headers, ...budgetHeaders(), ...(status === '429' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}) }
+    response.headers = {
+      ...response.headers,
+      ...budgetHeaders(),
+      ...(status === '429' ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {})
+    }
   }
   for (const item of Object.values(paths)) {
     for (const operation of Object.values<Json>(item)) {
@@ -422,13 +492,27 @@ export function resourcePaths(tools: OpenApiTools, { resource, path, querySchema
   const base = pathTemplate(path)
   const routeParameters = [...path.matchAll(/:(\w+)/g)].map((m) => tools.pathParameter(m[1]))
   const nested = routeParameters.length > 0
-  const scope = pascal(path.split('/').slice(1, -1).filter((s) => !s.startsWith(':')).join('-'))
+  const scope = pascal(
+    path
+      .split('/')
+      .slice(1, -1)
+      .filter((s) => !s.startsWith(':'))
+      .join('-')
+  )
   const tags = [tools.tag(resource, path)]
   const entity = resource.entity
   const name = resource.displayName()
   const parentErrors = nested ? [404] : []
-  const op = (verb: string, summary: string, rest: Json) => ({ tags, summary, operationId: `${verb}${scope}${pascal(entity)}`, ...rest })
-  const body = (schema: TObject | Json) => ({ required: true, content: { [JSON_TYPE]: { schema: tools.component(schema.$id ?? entity, schema) } } })
+  const op = (verb: string, summary: string, rest: Json) => ({
+    tags,
+    summary,
+    operationId: `${verb}${scope}${pascal(entity)}`,
+    ...rest
+  })
+  const body = (schema: TObject | Json) => ({
+    required: true,
+    content: { [JSON_TYPE]: { schema: tools.component(schema.$id ?? entity, schema) } }
+  })
   const itemParameters = [...routeParameters, tools.pathParameter(resource.idParam)]
 
   const collection: Json = {}
@@ -439,14 +523,22 @@ export function resourcePaths(tools: OpenApiTools, { resource, path, querySchema
       operationId: `list${scope}${pascal(path.split('/').pop() as string)}`,
       description: `Filters: ${resource.filters.join(', ')}. Sortable by the same fields.`,
       parameters: [...routeParameters, ...tools.queryParameters(querySchema)],
-      responses: { '200': tools.json(tools.list(resource), 'One page of records.'), ...tools.errors(401, 403, 400, ...parentErrors) }
+      responses: {
+        '200': tools.json(tools.list(resource), 'One page of records.'),
+        ...tools.errors(401, 403, 400, ...parentErrors)
+      }
     }
   }
   if (resource.methods.includes('create')) {
     collection.post = op('create', `Create ${name}`, {
       ...(nested ? { parameters: routeParameters } : {}),
-      requestBody: body(resource.createRule ? { ...resource.createSchema, ...resource.createRule } : resource.createSchema),
-      responses: { '201': tools.json(tools.resourceRef(resource), 'Created.'), ...tools.errors(401, 403, 400, 409, 413, 415, ...parentErrors) }
+      requestBody: body(
+        resource.createRule ? { ...resource.createSchema, ...resource.createRule } : resource.createSchema
+      ),
+      responses: {
+        '201': tools.json(tools.resourceRef(resource), 'Created.'),
+        ...tools.errors(401, 403, 400, 409, 413, 415, ...parentErrors)
+      }
     })
   }
   if (resource.methods.includes('get')) {
@@ -514,18 +606,22 @@ export function buildDescription(input: DescriptionInput): Json {
   const { collection, country, serverUrl = '/' } = input
   const contributions = input.contributions ?? []
   const tools = new OpenApiTools(country)
-  const collections = collectionsOf(input.resources, contributions).filter((c) => collection === undefined || c === collection)
+  const collections = collectionsOf(input.resources, contributions).filter(
+    (c) => collection === undefined || c === collection
+  )
   if (collection !== undefined && collections.length === 0) throw new Error(`OpenAPI: no collection ${collection}`)
   const paths: PathItems = {}
   for (const name of collections) {
     const owned = input.resources.filter((r) => collectionOf(r.path) === name)
     const main = owned.find((r) => r.path.split('/').length === 2) ?? owned[0]
     for (const registered of owned) mergePaths(paths, resourcePaths(tools, registered))
-    for (const contribution of contributions.filter((c) => c.collection === name)) mergePaths(paths, contribution.paths(tools))
+    for (const contribution of contributions.filter((c) => c.collection === name))
+      mergePaths(paths, contribution.paths(tools))
     mergePaths(paths, specPath(tools, name, main ? tools.tag(main.resource, main.path) : undefined))
   }
   const main = collection === undefined ? undefined : input.resources.find((r) => r.path === `v1/${collection}`)
-  const title = collection === undefined ? API_TITLE : `${API_TITLE}: ${main ? main.resource.displayName(country) : collection}`
+  const title =
+    collection === undefined ? API_TITLE : `${API_TITLE}: ${main ? main.resource.displayName(country) : collection}`
   const description =
     collection === undefined
       ? 'Work orders and time tracking. Every operation is scoped to the company of the API key.'

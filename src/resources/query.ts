@@ -41,7 +41,12 @@ const valueSchema = (schema: TSchema): TSchema => {
   if (type === 'integer') return Type.Integer({ minimum: minimum ?? -INT32_MAX - 1, maximum: maximum ?? INT32_MAX })
   if (type === 'number') return Type.Number()
   if (type === 'boolean') return Type.Boolean()
-  return Type.Unsafe({ type: 'string', maxLength: 255, ...(format ? { format } : {}), ...(values ? { enum: values } : {}) })
+  return Type.Unsafe({
+    type: 'string',
+    maxLength: 255,
+    ...(format ? { format } : {}),
+    ...(values ? { enum: values } : {})
+  })
 }
 
 /**
@@ -90,7 +95,13 @@ const isPlainObject = (value: unknown): value is Row =>
 /** The query-string name of a path: `startsAt.$gt` → `startsAt[$gt]`, `startsAt.$eq` → `startsAt`. */
 const queryPath = (path: string) => {
   const [head, ...rest] = path.split('.')
-  return head + rest.filter((p) => p !== '$eq').map((p) => `[${p}]`).join('')
+  return (
+    head +
+    rest
+      .filter((p) => p !== '$eq')
+      .map((p) => `[${p}]`)
+      .join('')
+  )
 }
 
 /**
@@ -147,18 +158,25 @@ function likePatternErrors(resource: Resource, query: Row): Record<string, strin
 function looseValueErrors(resource: Resource, query: Row): Record<string, string> {
   const errors: Record<string, string> = {}
   const numeric = (key: string) =>
-    key === 'page' || key === 'size' || (Object.hasOwn(resource.fields, key) && resource.filters.includes(key) && filterKind(resource.fields[key].schema) === 'number')
+    key === 'page' ||
+    key === 'size' ||
+    (Object.hasOwn(resource.fields, key) &&
+      resource.filters.includes(key) &&
+      filterKind(resource.fields[key].schema) === 'number')
   const visit = (value: unknown, path: string, key: string, op?: string) => {
     if (value === '') {
       const nullable = op !== undefined && ['$eq', '$ne', '$in', '$nin'].includes(op) && resource.fields[key]?.nullable
       errors[path] = nullable ? 'must not be empty (send `null` for records without a value)' : 'must not be empty'
     } else if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${path}.${index}`, key, op))
-    else if (isPlainObject(value)) for (const [inner, item] of Object.entries(value)) visit(item, `${path}.${inner}`, key, op ?? inner)
-    else if (typeof value === 'string' && value !== 'null' && numeric(key) && !/^-?\d+(\.\d+)?$/.test(value)) errors[path] = 'must be a decimal number'
+    else if (isPlainObject(value))
+      for (const [inner, item] of Object.entries(value)) visit(item, `${path}.${inner}`, key, op ?? inner)
+    else if (typeof value === 'string' && value !== 'null' && numeric(key) && !/^-?\d+(\.\d+)?$/.test(value))
+      errors[path] = 'must be a decimal number'
   }
   for (const [key, value] of Object.entries(query)) {
     if (key === '$sort') {
-      if (isPlainObject(value)) for (const [field, order] of Object.entries(value)) visit(order, `$sort.${field}`, '$sort')
+      if (isPlainObject(value))
+        for (const [field, order] of Object.entries(value)) visit(order, `$sort.${field}`, '$sort')
     } else visit(value, key, key)
   }
   return errors
@@ -196,8 +214,15 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
     })
     // The loose value is the client's mistake; what the validator made of it (below it) is not.
     const reported = Object.keys(loose)
-    const own = Object.entries(errors).filter(([path]) => !reported.some((e) => path === e || path.startsWith(`${e}.`) || e.startsWith(`${path}.`)))
-    throw badRequest('Invalid query', Object.fromEntries(Object.entries({ ...nul, ...Object.fromEntries(own), ...loose }).map(([k, v]) => [queryPath(k), v])))
+    const own = Object.entries(errors).filter(
+      ([path]) => !reported.some((e) => path === e || path.startsWith(`${e}.`) || e.startsWith(`${path}.`))
+    )
+    throw badRequest(
+      'Invalid query',
+      Object.fromEntries(
+        Object.entries({ ...nul, ...Object.fromEntries(own), ...loose }).map(([k, v]) => [queryPath(k), v])
+      )
+    )
   }
   const where: Row = {}
   for (const name of resource.filters) {

@@ -6,7 +6,13 @@ import type { Resource, Row, ValidationErrors } from './define-resource'
  * record is reported exactly like a missing one. New references to deactivated records are refused;
  * ids the record already references (`existing`, on PATCH) are kept even when deactivated since.
  */
-export async function checkReferences(resource: Resource, data: Row, companyId: number, db: Knex | Knex.Transaction, existing?: Row) {
+export async function checkReferences(
+  resource: Resource,
+  data: Row,
+  companyId: number,
+  db: Knex | Knex.Transaction,
+  existing?: Row
+) {
   const errors: ValidationErrors = {}
   for (const [field, ref] of Object.entries(resource.references ?? {})) {
     const value = data[field]

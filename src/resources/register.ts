@@ -60,8 +60,23 @@ export function registerResource(app: Application, resource: Resource, options: 
   const collection = collectionOf(path)
   app.use(path, service, { methods: resource.methods, events: [], ...(options.koa ? { koa: options.koa } : {}) })
   app.service(path).hooks({
-    around: { all: [...(options.outer ?? []), mapDatabaseErrors, requireApiKey, requireScope(collection), ...(options.around ?? [])] },
-    before: { all: [parsePathId(resource), ...(options.resolve ?? []), validateQuery(resource, querySchema), options.validateData ?? validateData(resource)] },
+    around: {
+      all: [
+        ...(options.outer ?? []),
+        mapDatabaseErrors,
+        requireApiKey,
+        requireScope(collection),
+        ...(options.around ?? [])
+      ]
+    },
+    before: {
+      all: [
+        parsePathId(resource),
+        ...(options.resolve ?? []),
+        validateQuery(resource, querySchema),
+        options.validateData ?? validateData(resource)
+      ]
+    },
     after: { remove: [noContentOnRemove] }
   })
   const registered: RegisteredResource = { resource: options.described ?? resource, path, querySchema }
@@ -73,7 +88,9 @@ export function registerResource(app: Application, resource: Resource, options: 
   for (const route of options.routes ?? []) {
     const routePath = `${path}/${route.name}`
     app.use(routePath, route.service as any, { methods: route.methods, events: [] })
-    app.service(routePath).hooks({ around: { all: [mapDatabaseErrors, requireApiKey, requireScope(collection, route.access)] } })
+    app
+      .service(routePath)
+      .hooks({ around: { all: [mapDatabaseErrors, requireApiKey, requireScope(collection, route.access)] } })
   }
   return registered
 }

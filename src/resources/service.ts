@@ -3,14 +3,31 @@ import { BadRequest, FeathersError, GeneralError, NotFound } from '@feathersjs/e
 import type { Knex } from 'knex'
 import type { Id } from '@feathersjs/feathers'
 import type { Application, Params } from '../declarations'
-import type { Method, PlannedRemove, PlannedWrite, ReadContext, RemoveContext, Resource, Row, ValidationErrors, WriteContext } from './define-resource'
+import type {
+  Method,
+  PlannedRemove,
+  PlannedWrite,
+  ReadContext,
+  RemoveContext,
+  Resource,
+  Row,
+  ValidationErrors,
+  WriteContext
+} from './define-resource'
 import { decodeRow, encodeData } from './codec'
 import { badRequest, bodyTitle, BodyErrorsSlot } from './validation'
 import { checkReferences } from './references'
 import { isForeignKeyViolation, stillReferenced } from './errors'
 import type { TrigramStatistics } from '../db/search-terms'
 import { sqliteLikeSql, takeSqliteLikes, withoutLike } from '../db/sqlite-like'
-import { applyNarrowedLikes, narrowToCandidates, NarrowedLike, pgNarrowedLikes, searchCandidates, searchStatistics } from '../db/search-index'
+import {
+  applyNarrowedLikes,
+  narrowToCandidates,
+  NarrowedLike,
+  pgNarrowedLikes,
+  searchCandidates,
+  searchStatistics
+} from '../db/search-index'
 
 /**
  * How a list's `$like` filters use the trigram indexes (src/db/search-index.ts): on SQLite the ids
@@ -72,16 +89,19 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   createQuery(params: Params = {}, search: SearchPlan = {}) {
     // On SQLite every `$like` is written here: LIKE with the backslash escape, or a GLOB for
     // patterns with non-ASCII letters, which its LIKE does not fold (src/db/sqlite-like.ts).
-    const { query, likes } = this.dbClient === 'sqlite3' && params.query ? takeSqliteLikes(params.query) : { query: params.query, likes: [] }
+    const { query, likes } =
+      this.dbClient === 'sqlite3' && params.query ? takeSqliteLikes(params.query) : { query: params.query, likes: [] }
     const narrowed = search.narrowed ?? []
     // Narrowed `$like` filters are written by applyNarrowedLikes below, not by the adapter.
     const adapterQuery = narrowed.reduce((rest, { field }) => withoutLike(rest, field), query ?? {})
     const builder = super.createQuery(likes.length || narrowed.length ? { ...params, query: adapterQuery } : params)
-    for (const like of likes) builder.whereRaw(sqliteLikeSql(like), [`${this.resource.table}.${like.field}`, like.pattern])
+    for (const like of likes)
+      builder.whereRaw(sqliteLikeSql(like), [`${this.resource.table}.${like.field}`, like.pattern])
     // A trigram index finds the candidates of an infix `$like`; the LIKE/GLOB decides.
     narrowToCandidates(this.knex, builder, this.resource.table, search.candidates)
     applyNarrowedLikes(builder, this.resource.table, narrowed)
-    for (const [name, values] of params.list?.extra ?? []) this.resource.extraFilters![name].apply(builder, values, params)
+    for (const [name, values] of params.list?.extra ?? [])
+      this.resource.extraFilters![name].apply(builder, values, params)
     return builder
   }
 
@@ -89,7 +109,13 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   async decode(rows: Row[], params: Params, method: Method = 'find'): Promise<Row[]> {
     const items = rows.map((row) => decodeRow(this.resource, row))
     if (this.resource.loadVirtual && items.length > 0) {
-      const read: ReadContext = { app: this.app, params, method, companyId: this.companyId(params), db: params.transaction?.trx ?? this.knex }
+      const read: ReadContext = {
+        app: this.app,
+        params,
+        method,
+        companyId: this.companyId(params),
+        db: params.transaction?.trx ?? this.knex
+      }
       await this.resource.loadVirtual(
         items.map((item, i) => Object.assign(item, { __row: rows[i] })),
         read
@@ -106,7 +132,8 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     const builder = this.createQuery({ ...params, query }, await this.searchPlan(params, query))
     // NULLs sort last in both directions on both databases (their defaults differ; knex's
     // SQLite emulation of `nulls last` drops the column, so the clause is written out).
-    for (const [field, direction] of list.sort) builder.orderByRaw(`?? ${direction === 1 ? 'asc' : 'desc'} nulls last`, [`${table}.${field}`])
+    for (const [field, direction] of list.sort)
+      builder.orderByRaw(`?? ${direction === 1 ? 'asc' : 'desc'} nulls last`, [`${table}.${field}`])
     // `count(*)`, not the adapter's `count(id)`: PostgreSQL can count from the filter's index
     // alone, where `count(id)` reads every matching row from the table for its id.
     const counting = builder.clone().clearSelect().clearOrder().count({ total: '*' })
@@ -131,7 +158,8 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   private async searchPlan(params: Params, query: Record<string, any>): Promise<SearchPlan> {
     const db = params.transaction?.trx ?? this.knex
     const { table } = this.resource
-    if (this.dbClient === 'sqlite3') return { candidates: await searchCandidates(db, table, query, this.trigramStatistics) }
+    if (this.dbClient === 'sqlite3')
+      return { candidates: await searchCandidates(db, table, query, this.trigramStatistics) }
     return { narrowed: await pgNarrowedLikes(db, table, query, this.trigramStatistics) }
   }
 
@@ -165,7 +193,8 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   private async prepareWrite(write: WriteContext<unknown>) {
     const errors: ValidationErrors = { ...(write.params as BodyErrorsSlot).invalidFields }
     const add = (found: ValidationErrors | void) => {
-      for (const [path, message] of Object.entries(found ?? {})) if (!Object.hasOwn(errors, path)) errors[path] = message
+      for (const [path, message] of Object.entries(found ?? {}))
+        if (!Object.hasOwn(errors, path)) errors[path] = message
     }
     add(await checkReferences(this.resource, write.data, write.companyId, write.trx, write.existing))
     add(await this.checkRules(write, Object.keys(errors).length > 0))
@@ -205,7 +234,10 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       const write: WriteContext<unknown> = { ...this.callOf(tx, trx), method: 'create', data }
       const { row, planned } = await this.prepareWrite(write)
       const now = new Date().toISOString()
-      const [inserted] = await this.db(tx).insert({ ...row, companyId: write.companyId, createdAt: now, updatedAt: now }, ['id'])
+      const [inserted] = await this.db(tx).insert(
+        { ...row, companyId: write.companyId, createdAt: now, updatedAt: now },
+        ['id']
+      )
       const id = typeof inserted === 'object' ? inserted.id : inserted
       await this.resource.afterWrite?.(id, planned)
       return this.read(id, tx)
@@ -218,7 +250,9 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       const [existing] = await this.decode([await this.getRow(id, tx)], tx, 'patch')
       const write: WriteContext<unknown> = { ...this.callOf(tx, trx), method: 'patch', data, existing }
       const { row, planned } = await this.prepareWrite(write)
-      await this.scoped(tx).andWhere('id', id).update({ ...row, updatedAt: new Date().toISOString() })
+      await this.scoped(tx)
+        .andWhere('id', id)
+        .update({ ...row, updatedAt: new Date().toISOString() })
       await this.resource.afterWrite?.(Number(id), planned)
       return this.read(id, tx)
     })
@@ -253,15 +287,20 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
 
   /** Counts the records of every declared single reference to this resource's table (CONTRACT §5: 409 naming what references it). */
   private async stillReferencedError(trx: Knex.Transaction, companyId: number, id: number) {
-    const sameTable = (table: string) => table.replace(/_/g, '').toLowerCase() === this.resource.table.replace(/_/g, '').toLowerCase()
-    const registered = ((this.app?.get('registry')?.resources ?? []) as { resource: Resource }[]).map(({ resource }) => resource)
+    const sameTable = (table: string) =>
+      table.replace(/_/g, '').toLowerCase() === this.resource.table.replace(/_/g, '').toLowerCase()
+    const registered = ((this.app?.get('registry')?.resources ?? []) as { resource: Resource }[]).map(
+      ({ resource }) => resource
+    )
     const declarations = [...new Map(registered.map((resource) => [resource.path, resource])).values()]
     const references: Record<string, number> = {}
     const singulars: Record<string, string> = {}
     for (const referencing of declarations) {
       for (const [field, ref] of Object.entries(referencing.references ?? {})) {
         if (ref.many || !sameTable(ref.table)) continue
-        const [{ count }] = await trx(referencing.table).where({ companyId, [field]: id }).count({ count: '*' })
+        const [{ count }] = await trx(referencing.table)
+          .where({ companyId, [field]: id })
+          .count({ count: '*' })
         if (Number(count) === 0) continue
         references[referencing.path] = (references[referencing.path] ?? 0) + Number(count)
         singulars[referencing.path] = referencing.displayName().toLowerCase()
@@ -277,11 +316,14 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
 }
 
 /** A rule refusing the write on its own terms (4xx), as opposed to failing. */
-const isRefusal = (error: unknown): error is FeathersError => error instanceof FeathersError && error.code >= 400 && error.code < 500
+const isRefusal = (error: unknown): error is FeathersError =>
+  error instanceof FeathersError && error.code >= 400 && error.code < 500
 
 /** The field messages a refusal carries (CONTRACT §3.2 `data.validationErrors`). */
 function fieldsOf(refusal: FeathersError): ValidationErrors {
   const named = refusal.data?.validationErrors
   if (!named || typeof named !== 'object') return {}
-  return Object.fromEntries(Object.entries(named).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+  return Object.fromEntries(
+    Object.entries(named).filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+  )
 }

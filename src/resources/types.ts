@@ -38,7 +38,11 @@ export function Nullable<T extends TSchema>(schema: T) {
   const types = Array.isArray(type) ? type : [type]
   // An enum lists every allowed value, so null must be one of them too.
   const nullableValues = values && !values.includes(null) ? { enum: [...values, null] } : {}
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: types.includes('null') ? types : [...types, 'null'], ...nullableValues })
+  return Type.Unsafe<Static<T> | null>({
+    ...schema,
+    type: types.includes('null') ? types : [...types, 'null'],
+    ...nullableValues
+  })
 }
 
 export const addressFields = {
@@ -85,4 +89,6 @@ export const Address = Type.Object(
   { additionalProperties: false, title: 'Address' }
 )
 
-export type AddressValue = Partial<Record<keyof typeof addressFields | 'latitude' | 'longitude' | 'link', string | number | null>>
+export type AddressValue = Partial<
+  Record<keyof typeof addressFields | 'latitude' | 'longitude' | 'link', string | number | null>
+>

@@ -37,7 +37,9 @@ function withFormats(ajv: Ajv): Ajv {
 /** Bodies are validated as sent: no coercion, so `"5"` is not an id. */
 export const bodyAjv = withFormats(new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, verbose: true }))
 /** Query strings arrive as text: coerce scalars, and single values into arrays for $in/$nin. */
-export const queryAjv = withFormats(new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, coerceTypes: 'array', verbose: true }))
+export const queryAjv = withFormats(
+  new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, coerceTypes: 'array', verbose: true })
+)
 
 // RFC 3339 as ajv-formats checks it, plus a real calendar check (2026-02-30 is not a date).
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i
@@ -63,7 +65,9 @@ const TYPE_NAMES: Record<string, string> = {
 
 /** `/emails/0/emailAddress` → `emails.0.emailAddress` */
 export const fieldPath = (instancePath: string, extra?: string) =>
-  [...instancePath.split('/').slice(1), ...(extra === undefined ? [] : [extra])].map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.')
+  [...instancePath.split('/').slice(1), ...(extra === undefined ? [] : [extra])]
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.')
 
 export function messageOf(error: ErrorObject): string {
   const p = error.params as Record<string, any>
@@ -128,7 +132,8 @@ export function collectErrors(errors: ErrorObject[] | null | undefined, unknownM
 }
 
 /** A write body that is valid JSON but not one object (`null`, an array, a number, a string). */
-export const notAnObject = () => new BadRequest('The body must be a JSON object', { validationErrors: { '': 'must be a JSON object' } })
+export const notAnObject = () =>
+  new BadRequest('The body must be a JSON object', { validationErrors: { '': 'must be a JSON object' } })
 
 export function badRequest(message: string, validationErrors: ValidationErrors): BadRequest {
   const entries = Object.entries(validationErrors)
@@ -148,7 +153,8 @@ export function pathId(raw: unknown, name: string): number {
   return id
 }
 
-export const invalidPathId = (name: string) => badRequest('Invalid path parameter', { [name]: 'must be an integer id (1..2147483647)' })
+export const invalidPathId = (name: string) =>
+  badRequest('Invalid path parameter', { [name]: 'must be an integer id (1..2147483647)' })
 
 /**
  * Compiles once per schema `$id` (every app instance in a process declares the same
@@ -178,8 +184,10 @@ export function nulCharacterErrors(value: unknown): ValidationErrors {
   const pending: [unknown, string[]][] = [[value, []]]
   while (pending.length > 0) {
     const [current, path] = pending.pop()!
-    if (typeof current === 'string' && current.includes('\u0000')) errors[path.join('.')] = 'must not contain the NUL character (U+0000)'
-    else if (current !== null && typeof current === 'object') for (const [key, child] of Object.entries(current)) pending.push([child, [...path, key]])
+    if (typeof current === 'string' && current.includes('\u0000'))
+      errors[path.join('.')] = 'must not contain the NUL character (U+0000)'
+    else if (current !== null && typeof current === 'object')
+      for (const [key, child] of Object.entries(current)) pending.push([child, [...path, key]])
   }
   return errors
 }
@@ -199,7 +207,8 @@ export interface BodyErrorsSlot {
   invalidFields?: ValidationErrors
 }
 
-export const bodyTitle = (resource: Resource, method: 'create' | 'patch') => `Invalid ${resource.entity} ${method === 'create' ? 'create' : 'PATCH'} body`
+export const bodyTitle = (resource: Resource, method: 'create' | 'patch') =>
+  `Invalid ${resource.entity} ${method === 'create' ? 'create' : 'PATCH'} body`
 
 /**
  * Checks a create or PATCH body against the resource's write rules and schema, reporting every
@@ -227,7 +236,9 @@ export function checkBody(resource: Resource, method: 'create' | 'patch', body: 
     const found = collectErrors(validate.errors, (path) => {
       // A nested unknown key: say read-only where the response schema has it (address latitude).
       const leaf = path.split('.').pop() as string
-      return leaf === 'latitude' || leaf === 'longitude' || leaf === 'link' ? 'is read-only' : 'is not a field of this object'
+      return leaf === 'latitude' || leaf === 'longitude' || leaf === 'link'
+        ? 'is read-only'
+        : 'is not a field of this object'
     })
     for (const [path, message] of Object.entries(found)) if (!Object.hasOwn(errors, path)) errors[path] = message
   }

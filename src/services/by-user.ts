@@ -34,7 +34,10 @@ export const byUserPath = (resource: Resource) => `${API_PREFIX}/${resource.path
 
 export function byUserQuerySchema(spec: ByUserSpec): TObject {
   return Type.Object(
-    { userId: Id({ description: 'The user.' }), [spec.param]: DateString({ description: spec.rule ? `YYYY-MM-DD, ${spec.rule.message}.` : 'YYYY-MM-DD.' }) },
+    {
+      userId: Id({ description: 'The user.' }),
+      [spec.param]: DateString({ description: spec.rule ? `YYYY-MM-DD, ${spec.rule.message}.` : 'YYYY-MM-DD.' })
+    },
     { $id: `${spec.resource.entity}ByUserQuery`, additionalProperties: false }
   )
 }
@@ -43,7 +46,12 @@ export function byUserQuerySchema(spec: ByUserSpec): TObject {
  * 400 for a period before the earliest time sheet day or more than 3 calendar months after
  * today (company timezone), or one that breaks the period's rule. Shared with the day's create.
  */
-export function periodErrors(param: string, value: Day, zone: string, rule?: ByUserSpec['rule']): ValidationErrors | undefined {
+export function periodErrors(
+  param: string,
+  value: Day,
+  zone: string,
+  rule?: ByUserSpec['rule']
+): ValidationErrors | undefined {
   if (rule && !rule.test(value)) return { [param]: `must be ${rule.message}` }
   if (value < EARLIEST_DAY) return { [param]: `must not be before ${EARLIEST_DAY}` }
   const horizon = horizonOf(zone)
@@ -56,7 +64,11 @@ function parseQuery(spec: ByUserSpec, schema: TObject, raw: unknown): { userId: 
   // `?userId=` would be coerced to 0, `userId=0x10` to 16: loose values are the client's mistake.
   const loose = Object.fromEntries(
     Object.keys(query).flatMap((key) =>
-      query[key] === '' ? [[key, 'must not be empty']] : key === 'userId' && typeof query[key] === 'string' && !/^\d+$/.test(query[key] as string) ? [[key, 'must be a decimal integer']] : []
+      query[key] === ''
+        ? [[key, 'must not be empty']]
+        : key === 'userId' && typeof query[key] === 'string' && !/^\d+$/.test(query[key] as string)
+          ? [[key, 'must be a decimal integer']]
+          : []
     )
   )
   if (Object.keys(loose).length > 0) throw badRequest('Invalid query', loose)
@@ -64,7 +76,10 @@ function parseQuery(spec: ByUserSpec, schema: TObject, raw: unknown): { userId: 
   const valid = validate(query)
   const nul = nulCharacterErrors(query)
   if (!valid || Object.keys(nul).length > 0) {
-    const errors = collectErrors(valid ? [] : validate.errors, () => `is not a parameter of ${spec.resource.path}/by-user (parameters: userId, ${spec.param})`)
+    const errors = collectErrors(
+      valid ? [] : validate.errors,
+      () => `is not a parameter of ${spec.resource.path}/by-user (parameters: userId, ${spec.param})`
+    )
     throw badRequest('Invalid query', { ...nul, ...errors })
   }
   return { userId: query.userId as number, value: query[spec.param] as Day }
@@ -90,7 +105,8 @@ class ByUserService {
     const errors = periodErrors(param, value, company.timezone, this.spec.rule)
     if (errors) throw badRequest('Invalid query', errors)
     const knex = app.get('knex' as any) as Knex
-    if (!(await knex('users').where({ id: userId, companyId: company.id }).first('id'))) throw new NotFound(`No User with id ${userId}`)
+    if (!(await knex('users').where({ id: userId, companyId: company.id }).first('id')))
+      throw new NotFound(`No User with id ${userId}`)
     const rows = app.service(`${API_PREFIX}/${resource.path}`) as unknown as ResourceService
     const where = { companyId: company.id, userId, [param]: value }
     const existing = await knex(resource.table).where(where).first('id')

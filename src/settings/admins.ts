@@ -50,7 +50,14 @@ export class AdminsService {
   }
 
   private toItem(row: any, params: Params): AdminItem {
-    return { id: row.id, fullName: row.fullName, email: row.email, createdAt: iso(row.createdAt)!, deactivatedAt: iso(row.deactivatedAt), isCurrentUser: row.id === params.user!.id }
+    return {
+      id: row.id,
+      fullName: row.fullName,
+      email: row.email,
+      createdAt: iso(row.createdAt)!,
+      deactivatedAt: iso(row.deactivatedAt),
+      isCurrentUser: row.id === params.user!.id
+    }
   }
 
   private admins(params: Params) {
@@ -72,14 +79,21 @@ export class AdminsService {
     const body = validateBodyWith(adminDataSchema, 'Admin', data)
     const problem = passwordError(body.password)
     if (problem) throw badRequest('Invalid Admin body', { password: problem })
-    const id = await createAccount(this.db, { companyId: params.company!.id, email: body.email, fullName: body.fullName, roleType: 'admin', password: body.password })
+    const id = await createAccount(this.db, {
+      companyId: params.company!.id,
+      email: body.email,
+      fullName: body.fullName,
+      roleType: 'admin',
+      password: body.password
+    })
     return this.get(id, params)
   }
 
   async patch(id: number | null, data: unknown, params: Params): Promise<AdminItem> {
     if (id === null) throw new BadRequest('PATCH needs an administrator id')
     const existing = await this.get(id, params)
-    if (!existing.isCurrentUser) throw new Forbidden('You can change only your own password', { reason: 'not-own-account', ids: [id] })
+    if (!existing.isCurrentUser)
+      throw new Forbidden('You can change only your own password', { reason: 'not-own-account', ids: [id] })
     const body = validateBodyWith(passwordChangeSchema, 'PasswordChange', data)
     const problem = passwordError(body.password)
     if (problem) throw badRequest('Invalid PasswordChange body', { password: problem })

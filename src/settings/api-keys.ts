@@ -14,7 +14,9 @@ export const apiKeyDataSchema = Type.Object(
   {
     name: Type.Optional(Nullable(Str(255, { minLength: 1 }))),
     // The entries are checked against the registered collections by `scopeErrors`, with messages per index.
-    scopes: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 100, description: 'Default ["*:write"] (full access).' }))
+    scopes: Type.Optional(
+      Type.Array(Type.Unknown(), { maxItems: 100, description: 'Default ["*:write"] (full access).' })
+    )
   },
   { $id: 'SettingsApiKeyData', additionalProperties: false }
 )
@@ -51,7 +53,12 @@ export class ApiKeysService {
     const resources = registryOf(this.app).resources
     const errors = scopeErrors(scopes, scopeCollections(resources))
     if (Object.keys(errors).length) throw badRequest('Invalid ApiKey body', errors)
-    const created = await createApiKey(this.db, this.app.get('appSecret'), { companyId: params.company!.id, userId: params.user!.id, name: name ?? null, scopes })
+    const created = await createApiKey(this.db, this.app.get('appSecret'), {
+      companyId: params.company!.id,
+      userId: params.user!.id,
+      name: name ?? null,
+      scopes
+    })
     return this.get(created.id, params)
   }
 

@@ -15,11 +15,16 @@ import { COUNTRY_CODES } from '../companies/country-codes'
 
 const DayMinutes = (minimum = 0) => Type.Integer({ minimum, maximum: 1440 })
 
-const breakRuleSchema = Type.Object({ afterMinutes: DayMinutes(), minBreakMinutes: DayMinutes(1) }, { additionalProperties: false })
+const breakRuleSchema = Type.Object(
+  { afterMinutes: DayMinutes(), minBreakMinutes: DayMinutes(1) },
+  { additionalProperties: false }
+)
 
 /** The parts of a working-time version; each replaces the stored one as a whole, the parts left out stay. */
 const modelParts = {
-  targetMinutes: Type.Optional(Type.Object(Object.fromEntries(WEEKDAYS.map((day) => [day, DayMinutes()])), { additionalProperties: false })),
+  targetMinutes: Type.Optional(
+    Type.Object(Object.fromEntries(WEEKDAYS.map((day) => [day, DayMinutes()])), { additionalProperties: false })
+  ),
   breakRules: Type.Optional(Type.Array(breakRuleSchema, { maxItems: 10 })),
   maxDailyMinutes: Type.Optional(DayMinutes(1)),
   carryOverCapMinutes: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: INT32_MAX })))
@@ -74,7 +79,8 @@ function modelErrors(model: WorkingTimeModel): ValidationErrors {
     }
   })
   for (const day of WEEKDAYS) {
-    if (model.targetMinutes[day] > model.maxDailyMinutes) errors[`targetMinutes.${day}`] = `must be ≤ maxDailyMinutes (${model.maxDailyMinutes})`
+    if (model.targetMinutes[day] > model.maxDailyMinutes)
+      errors[`targetMinutes.${day}`] = `must be ≤ maxDailyMinutes (${model.maxDailyMinutes})`
   }
   return errors
 }
@@ -97,7 +103,10 @@ const sameVersion = (a: CompanyVersion, b: CompanyVersion) =>
   a.carryOverCapMinutes === b.carryOverCapMinutes &&
   WEEKDAYS.every((day) => a.targetMinutes[day] === b.targetMinutes[day]) &&
   a.breakRules.length === b.breakRules.length &&
-  a.breakRules.every((rule, i) => rule.afterMinutes === b.breakRules[i].afterMinutes && rule.minBreakMinutes === b.breakRules[i].minBreakMinutes)
+  a.breakRules.every(
+    (rule, i) =>
+      rule.afterMinutes === b.breakRules[i].afterMinutes && rule.minBreakMinutes === b.breakRules[i].minBreakMinutes
+  )
 
 async function versionsOf(db: Knex | Knex.Transaction, companyId: number): Promise<WorkingTimeVersion[]> {
   return (await db('company_working_times').where({ companyId }).orderBy('validFrom')).map(versionItem)
@@ -130,7 +139,14 @@ export class CompanySettingsService {
     const row = await db('companies').select('id', 'name', 'country', 'timezone').where({ id: companyId }).first()
     const versions = await versionsOf(db, companyId)
     const current = versions[Math.max(0, versionIndex(versions, today(row.timezone)))]
-    return { id: row.id, name: row.name, country: row.country, timezone: row.timezone, workingTime: current, workingTimeVersions: versions }
+    return {
+      id: row.id,
+      name: row.name,
+      country: row.country,
+      timezone: row.timezone,
+      workingTime: current,
+      workingTimeVersions: versions
+    }
   }
 
   async find(params: Params): Promise<CompanySettings> {
@@ -141,7 +157,8 @@ export class CompanySettingsService {
     if (id !== null) throw new NotFound('The company settings have no id: PATCH /settings/company')
     if (data && typeof data === 'object' && 'workingTime' in data) {
       throw badRequest('Invalid CompanySettings body', {
-        workingTime: 'is changed by versions from a date: POST /settings/working-times (a new version) or PATCH /settings/working-times/:id'
+        workingTime:
+          'is changed by versions from a date: POST /settings/working-times (a new version) or PATCH /settings/working-times/:id'
       })
     }
     const body = validateBodyWith(companySettingsPatchSchema, 'CompanySettings', data)
@@ -153,11 +170,17 @@ export class CompanySettingsService {
       const current = await this.read(trx, companyId)
       const next = { ...current, ...body }
       const errors: ValidationErrors = {
-        ...(body.country !== undefined && !isCountryCode(body.country) ? { country: 'must be an ISO 3166 alpha-2 country code such as DE or IT' } : {}),
-        ...(body.timezone !== undefined && !isTimezone(body.timezone) ? { timezone: 'must be an IANA timezone such as Europe/Berlin' } : {})
+        ...(body.country !== undefined && !isCountryCode(body.country)
+          ? { country: 'must be an ISO 3166 alpha-2 country code such as DE or IT' }
+          : {}),
+        ...(body.timezone !== undefined && !isTimezone(body.timezone)
+          ? { timezone: 'must be an IANA timezone such as Europe/Berlin' }
+          : {})
       }
       if (Object.keys(errors).length) throw badRequest('Invalid CompanySettings body', errors)
-      await trx('companies').where({ id: companyId }).update({ country: next.country, timezone: next.timezone, updatedAt: new Date().toISOString() })
+      await trx('companies')
+        .where({ id: companyId })
+        .update({ country: next.country, timezone: next.timezone, updatedAt: new Date().toISOString() })
       // Every calendar day moves with the timezone: all days are recomputed, except that approved
       // days stay frozen and locked months keep their snapshots (CONTRACT §7.6).
       if (next.timezone !== current.timezone) await recomputeCompany(trx, companyId, null)
@@ -194,14 +217,20 @@ export class WorkingTimesService {
    */
   private async write(
     params: Params,
-    work: (trx: Knex.Transaction, versions: WorkingTimeVersion[], company: { id: number; timezone: string }) => Promise<{ id?: number; ranges: VersionRange[] }>
+    work: (
+      trx: Knex.Transaction,
+      versions: WorkingTimeVersion[],
+      company: { id: number; timezone: string }
+    ) => Promise<{ id?: number; ranges: VersionRange[] }>
   ) {
     const companyId = params.company!.id
     return this.db.transaction(async (trx) => {
       const { timezone } = await lockCompany(trx, companyId)
       const { id, ranges } = await work(trx, await versionsOf(trx, companyId), { id: companyId, timezone })
       if (ranges.length) await recomputeCompany(trx, companyId, earliestOf(ranges))
-      return id === undefined ? undefined : versionItem(await trx('company_working_times').where({ id, companyId }).first())
+      return id === undefined
+        ? undefined
+        : versionItem(await trx('company_working_times').where({ id, companyId }).first())
     })
   }
 
@@ -214,7 +243,9 @@ export class WorkingTimesService {
   }
 
   private static duplicate(validFrom: string) {
-    return new Conflict(`A working-time version from ${validFrom} exists; change it (PATCH) instead`, { validationErrors: { validFrom: 'is taken by another version' } })
+    return new Conflict(`A working-time version from ${validFrom} exists; change it (PATCH) instead`, {
+      validationErrors: { validFrom: 'is taken by another version' }
+    })
   }
 
   async create(data: unknown, params: Params): Promise<WorkingTimeVersion> {
@@ -225,10 +256,18 @@ export class WorkingTimesService {
       // A bad body is 400 whatever else is wrong: 1970-01-01 is before 2000, not the first version's day.
       const row = this.checked({ ...base, ...body, validFrom } as CompanyVersion, true)
       if (versions.some((version) => version.validFrom === validFrom)) throw WorkingTimesService.duplicate(validFrom)
-      const ranges = [rangeOf(validFrom, versions.map((version) => version.validFrom))]
+      const ranges = [
+        rangeOf(
+          validFrom,
+          versions.map((version) => version.validFrom)
+        )
+      ]
       await assertNoLockedMonthIn(trx, company.id, null, ranges)
       const now = new Date().toISOString()
-      const [inserted] = await trx('company_working_times').insert({ companyId: company.id, ...row, createdAt: now, updatedAt: now }, ['id'])
+      const [inserted] = await trx('company_working_times').insert(
+        { companyId: company.id, ...row, createdAt: now, updatedAt: now },
+        ['id']
+      )
       return { id: Number(inserted.id), ranges }
     })
     return result!
@@ -243,9 +282,12 @@ export class WorkingTimesService {
       const others = versions.filter((version) => version.id !== id).map((version) => version.validFrom)
       const validFrom: string = body.validFrom ?? existing.validFrom
       if (index === 0 && validFrom !== existing.validFrom) {
-        throw new BadRequest(`Invalid WorkingTimeVersion body: validFrom of the first version is ${FIRST_VERSION_DAY}: it holds from the start of the calendar`, {
-          validationErrors: { validFrom: `cannot change on the first version (${FIRST_VERSION_DAY})` }
-        })
+        throw new BadRequest(
+          `Invalid WorkingTimeVersion body: validFrom of the first version is ${FIRST_VERSION_DAY}: it holds from the start of the calendar`,
+          {
+            validationErrors: { validFrom: `cannot change on the first version (${FIRST_VERSION_DAY})` }
+          }
+        )
       }
       const next = { ...existing, ...body, validFrom } as CompanyVersion
       const row = this.checked(next, body.validFrom !== undefined && index > 0)
@@ -254,7 +296,9 @@ export class WorkingTimesService {
       if (sameVersion(next, existing)) return { id, ranges: [] }
       const ranges = [rangeOf(existing.validFrom, others), rangeOf(validFrom, others)]
       await assertNoLockedMonthIn(trx, company.id, null, ranges)
-      await trx('company_working_times').where({ id, companyId: company.id }).update({ ...row, updatedAt: new Date().toISOString() })
+      await trx('company_working_times')
+        .where({ id, companyId: company.id })
+        .update({ ...row, updatedAt: new Date().toISOString() })
       return { id, ranges }
     })
     return result!
@@ -265,7 +309,10 @@ export class WorkingTimesService {
       const index = versions.findIndex((version) => version.id === id)
       if (index < 0) throw new NotFound(`No working-time version ${id}`)
       if (index === 0) {
-        throw new Conflict(`The first working-time version holds from ${FIRST_VERSION_DAY} and cannot be deleted; change it (PATCH) instead`, { reason: 'first-version', ids: [id] })
+        throw new Conflict(
+          `The first working-time version holds from ${FIRST_VERSION_DAY} and cannot be deleted; change it (PATCH) instead`,
+          { reason: 'first-version', ids: [id] }
+        )
       }
       const others = versions.filter((version) => version.id !== id).map((version) => version.validFrom)
       const ranges = [rangeOf(versions[index].validFrom, others)]

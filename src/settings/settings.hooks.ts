@@ -11,7 +11,8 @@ import { badRequest, bodyAjv, collectErrors, compile, pathId } from '../resource
 export const requireSettingsLogin = async (context: HookContext, next: NextFunction) => {
   if (context.params.provider) {
     await authenticate('jwt')(context as any)
-    if (!(context.params as any).settingsLogin) throw new NotAuthenticated('Sign in on the settings page with email and password')
+    if (!(context.params as any).settingsLogin)
+      throw new NotAuthenticated('Sign in on the settings page with email and password')
   }
   if (!context.params.company || !context.params.user) throw new NotAuthenticated('No company to act for')
   await next()
@@ -29,7 +30,8 @@ export const withoutEvents = async (context: HookContext, next: NextFunction) =>
 /** The settings endpoints take no query parameters. */
 export const noQuery = async (context: HookContext) => {
   const keys = Object.keys(context.params.query ?? {})
-  if (keys.length) throw badRequest('Invalid query', Object.fromEntries(keys.map((k) => [k, `is not a parameter of ${context.path}`])))
+  if (keys.length)
+    throw badRequest('Invalid query', Object.fromEntries(keys.map((k) => [k, `is not a parameter of ${context.path}`])))
 }
 
 /** Path ids as in /v1: an integer in int32 range, else 400 naming the parameter. */
@@ -40,8 +42,15 @@ export const parseId = (name: string) => async (context: HookContext) => {
 
 /** Validates a write body against a strict schema, with the field paths /v1 uses. */
 export function validateBodyWith(schema: TSchema, entity: string, body: unknown) {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Invalid body', { '': 'must be a JSON object' })
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw badRequest('Invalid body', { '': 'must be a JSON object' })
   const validate = compile(bodyAjv, schema)
-  if (!validate(body)) throw badRequest(`Invalid ${entity} body`, collectErrors(validate.errors, (path) => (path.includes('.') ? 'is not a field of this object' : `is not a field of ${entity}`)))
+  if (!validate(body))
+    throw badRequest(
+      `Invalid ${entity} body`,
+      collectErrors(validate.errors, (path) =>
+        path.includes('.') ? 'is not a field of this object' : `is not a field of ${entity}`
+      )
+    )
   return body as Record<string, any>
 }

@@ -15,7 +15,12 @@ export const SETTINGS_PREFIX = 'settings'
 const SERVICES = [
   { path: 'api-keys', idParam: 'apiKeyId', service: ApiKeysService, methods: ['find', 'get', 'create', 'remove'] },
   { path: 'company', idParam: 'companyId', service: CompanySettingsService, methods: ['find', 'patch'] },
-  { path: 'working-times', idParam: 'workingTimeId', service: WorkingTimesService, methods: ['find', 'create', 'patch', 'remove'] },
+  {
+    path: 'working-times',
+    idParam: 'workingTimeId',
+    service: WorkingTimesService,
+    methods: ['find', 'create', 'patch', 'remove']
+  },
   { path: 'usage', idParam: 'apiKeyId', service: UsageService, methods: ['find'] },
   { path: 'admins', idParam: 'adminId', service: AdminsService, methods: ['find', 'create', 'patch', 'remove'] },
   { path: 'scopes', idParam: 'scope', service: ScopesService, methods: ['find'] }

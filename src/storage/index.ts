@@ -32,6 +32,10 @@ export const INCOMPLETE_WRITE_AGE_MS = 15 * 60 * 1000
 export async function removeIncompleteWrites(app: Application, now = Date.now()) {
   const storage = storageOf(app)
   const removed = (await storage.removeIncomplete?.(new Date(now - INCOMPLETE_WRITE_AGE_MS))) ?? 0
-  if (removed) (app.get('logger' as any) as { info: (obj: object, msg: string) => void } | undefined)?.info({ removed }, 'removed incomplete upload files')
+  if (removed)
+    (app.get('logger' as any) as { info: (obj: object, msg: string) => void } | undefined)?.info(
+      { removed },
+      'removed incomplete upload files'
+    )
   return removed
 }

@@ -63,7 +63,10 @@ function wholeWorkDays(from: Day, to: Day, hourly: boolean, calendar: WorkingCal
     if (target <= 0) return 0
     return hourly && target > SHORTEST_DAY_MINUTES ? Math.min(1, dayLengthMinutes(day, calendar.timezone) / target) : 1
   }
-  const exactByDay = hourly && WEEKDAYS.some((weekday) => calendar.targetMinutes[weekday] > SHORTEST_DAY_MINUTES) && count <= MAX_ABSENCE_DAYS
+  const exactByDay =
+    hourly &&
+    WEEKDAYS.some((weekday) => calendar.targetMinutes[weekday] > SHORTEST_DAY_MINUTES) &&
+    count <= MAX_ABSENCE_DAYS
   if (exactByDay) return daysFrom(from, to).reduce((sum, day) => sum + oneDay(day), 0)
   const weeks = Math.floor(count / 7)
   const perWeek = WEEKDAYS.filter((weekday) => (calendar.targetMinutes[weekday] ?? 0) > 0).length
@@ -79,7 +82,11 @@ function wholeWorkDays(from: Day, to: Day, hourly: boolean, calendar: WorkingCal
  * of days under one model (the schedule's versions and the user's `employedFrom`, before which
  * days have no target, CONTRACT §11.1, §11.2), so the work follows the versions, not the span.
  */
-export function absenceWorkDays(absence: { startsAt: Instant; endsAt: Instant }, hourly: boolean, schedule: Schedule): number {
+export function absenceWorkDays(
+  absence: { startsAt: Instant; endsAt: Instant },
+  hourly: boolean,
+  schedule: Schedule
+): number {
   const zone = schedule.timezone
   const span = { start: millis(absence.startsAt), end: millis(absence.endsAt) }
   const { first, last } = coveredDayRange(span.start, span.end, zone)

@@ -14,10 +14,17 @@ export interface AccountStart {
   openingBalanceMs: number
 }
 
-export async function loadAccountStart(db: Knex | Knex.Transaction, companyId: number, userId: number): Promise<AccountStart> {
+export async function loadAccountStart(
+  db: Knex | Knex.Transaction,
+  companyId: number,
+  userId: number
+): Promise<AccountStart> {
   const user = await db('users').where({ id: userId, companyId }).first('employedFrom', 'openingBalance')
   if (!user) throw new Error(`No user ${userId} in company ${companyId}`)
-  return { employedFrom: dayOf(user.employedFrom), openingBalanceMs: Math.round(Number(user.openingBalance ?? 0) * MINUTE_MS) }
+  return {
+    employedFrom: dayOf(user.employedFrom),
+    openingBalanceMs: Math.round(Number(user.openingBalance ?? 0) * MINUTE_MS)
+  }
 }
 
 /** The first month of the carry chain. */
@@ -28,7 +35,11 @@ export const chainStartOf = (account: AccountStart): Day => monthOf(account.empl
  * carry-out of the month before after it, 0 for a month outside the chain. `previous` is the
  * month row before, if any.
  */
-export function chainCarryInMs(month: Day, account: AccountStart, previous: { month: Day; carryOutMs: number } | null): number {
+export function chainCarryInMs(
+  month: Day,
+  account: AccountStart,
+  previous: { month: Day; carryOutMs: number } | null
+): number {
   const start = chainStartOf(account)
   if (month < start) return 0
   if (month === start || previous === null || previous.month < start) return account.openingBalanceMs

@@ -33,10 +33,14 @@ export interface PeriodSummary {
 }
 
 const count = (days: DayState[], test: (day: DayState) => boolean) => days.filter(test).length
-const latest = (values: (string | null)[]) => values.reduce<string | null>((max, v) => (v !== null && (max === null || v > max) ? v : max), null)
+const latest = (values: (string | null)[]) =>
+  values.reduce<string | null>((max, v) => (v !== null && (max === null || v > max) ? v : max), null)
 
 export function summarize(days: DayState[]): PeriodSummary {
-  const open = days.filter((day) => day.hasOpenTimeEntry).map((day) => day.day).sort()
+  const open = days
+    .filter((day) => day.hasOpenTimeEntry)
+    .map((day) => day.day)
+    .sort()
   return {
     sumActualMs: days.reduce((sum, day) => sum + day.figures.durationMs, 0),
     sumTargetMs: days.reduce((sum, day) => sum + day.figures.expectedDurationMs, 0),
@@ -63,7 +67,10 @@ export function weekTimestamps(status: SheetStatus, days: DayState[]) {
   return {
     submittedAt: status === 'draft' ? null : latest(days.map((day) => day.submittedAt)),
     approvedAt: status === 'approved' ? latest(days.map((day) => day.approvedAt)) : null,
-    declinedAt: status === 'declined' ? latest(days.filter((day) => day.status === 'declined').map((day) => day.declinedAt)) : null
+    declinedAt:
+      status === 'declined'
+        ? latest(days.filter((day) => day.status === 'declined').map((day) => day.declinedAt))
+        : null
   }
 }
 

@@ -118,7 +118,8 @@ export const coversSeveralDays = (start: Instant, end: Instant, zone: string): b
 }
 
 /** The number of calendar days from `from` to `to`, both included (date arithmetic, O(1)). */
-export const dayCount = (from: Day, to: Day): number => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1
+export const dayCount = (from: Day, to: Day): number =>
+  Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1
 
 /**
  * Every calendar day the half-open interval `[start, end)` intersects. It lists each day, so it

@@ -80,7 +80,10 @@ function absenceEffect(day: Day, absences: AbsenceInput[], calendar: WorkingCale
   let reducedMs = 0
   let creditMs = 0
   for (const absence of absences) {
-    const coveredMs = overlapMs({ start: absence.startsAt, end: absence.endsAt }, { start: start.getTime(), end: end.getTime() })
+    const coveredMs = overlapMs(
+      { start: absence.startsAt, end: absence.endsAt },
+      { start: start.getTime(), end: end.getTime() }
+    )
     if (coveredMs <= 0) continue
     const effectMs = absence.hourly ? Math.min(coveredMs, targetMs) : targetMs
     if (absence.countAsWorkingTime) creditMs += effectMs
@@ -91,14 +94,20 @@ function absenceEffect(day: Day, absences: AbsenceInput[], calendar: WorkingCale
 }
 
 /** The computed figures of `day` from the entries that start on it and the approved absences that cover it. */
-export function computeDay(day: Day, entries: EntryInput[], absences: AbsenceInput[], calendar: WorkingCalendar): ComputedDay {
+export function computeDay(
+  day: Day,
+  entries: EntryInput[],
+  absences: AbsenceInput[],
+  calendar: WorkingCalendar
+): ComputedDay {
   const finished = entries.filter((entry) => entry.endsAt !== null)
   const running = entries.filter((entry) => entry.endsAt === null)
   const workedMs = finished.reduce((sum, entry) => sum + (entry.workedMs ?? 0), 0)
   const startsAt = entries.length ? Math.min(...entries.map((entry) => entry.startsAt)) : null
   // While an entry runs the day has no end yet, and its break is the gaps so far: from the first
   // start up to the running entry's start, less the finished entries' work (CONTRACT §11.5).
-  const endsAt = running.length === 0 && finished.length ? Math.max(...finished.map((entry) => entry.endsAt as number)) : null
+  const endsAt =
+    running.length === 0 && finished.length ? Math.max(...finished.map((entry) => entry.endsAt as number)) : null
   const breakEndsAt = running.length ? Math.min(...running.map((entry) => entry.startsAt)) : endsAt
   const { expectedDurationMs, creditedMs } = absenceEffect(day, absences, calendar)
   return {
@@ -110,7 +119,9 @@ export function computeDay(day: Day, entries: EntryInput[], absences: AbsenceInp
     durationMs: workedMs + creditedMs,
     expectedDurationMs,
     hasOpenTimeEntry: running.length > 0,
-    hasMultipleDayTimeEntry: finished.some((entry) => coversSeveralDays(entry.startsAt, entry.endsAt as number, calendar.timezone))
+    hasMultipleDayTimeEntry: finished.some((entry) =>
+      coversSeveralDays(entry.startsAt, entry.endsAt as number, calendar.timezone)
+    )
   }
 }
 
@@ -139,7 +150,12 @@ export function effectiveFigures(computed: ComputedDay, overrides: Overrides, mo
 function breakCheck(model: WorkingTimeModel, workMs: number, breakMs: number) {
   const rule = applicableBreakRule(model, workMs / MINUTE_MS)
   if (rule === null || breakMs >= minutesMs(rule.minBreakMinutes)) {
-    return { breakTimeErrorType: null, breakTimeErrorExpectedMs: null, breakTimeErrorValueMs: null, breakTimeErrorDurationMinMs: null }
+    return {
+      breakTimeErrorType: null,
+      breakTimeErrorExpectedMs: null,
+      breakTimeErrorValueMs: null,
+      breakTimeErrorDurationMinMs: null
+    }
   }
   return {
     breakTimeErrorType: (breakMs > 0 ? 'tooShort' : 'missing') as BreakErrorType,

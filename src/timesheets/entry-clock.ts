@@ -48,7 +48,13 @@ export type ClockOutcome =
   | { ok: true; clock: EntryClock; closedPause: { start: number; end: number } | null }
   | { ok: false; status: 400 | 409; field: string; message: string; errors: Record<string, string> }
 
-const refuse = (status: 400 | 409, field: string, message: string): ClockOutcome => ({ ok: false, status, field, message, errors: { [field]: message } })
+const refuse = (status: 400 | 409, field: string, message: string): ClockOutcome => ({
+  ok: false,
+  status,
+  field,
+  message,
+  errors: { [field]: message }
+})
 
 const isoOf = (ms: number) => new Date(ms).toISOString()
 
@@ -66,18 +72,25 @@ export function pauseErrors(pauses: PauseSpan[], entry: { start: number; end: nu
   let openSeen = false
   pauses.forEach((pause, i) => {
     if (pause.end !== null && pause.end < pause.start) add(`pauses.${i}.endsAt`, 'must not be before startsAt')
-    if (pause.start < entry.start) add(`pauses.${i}.startsAt`, `must not be before the entry's startsAt (${isoOf(entry.start)})`)
-    if (entry.end !== null && pause.start > entry.end) add(`pauses.${i}.startsAt`, `must not be after the entry's endsAt (${isoOf(entry.end)})`)
+    if (pause.start < entry.start)
+      add(`pauses.${i}.startsAt`, `must not be before the entry's startsAt (${isoOf(entry.start)})`)
+    if (entry.end !== null && pause.start > entry.end)
+      add(`pauses.${i}.startsAt`, `must not be after the entry's endsAt (${isoOf(entry.end)})`)
     if (pause.end === null) {
-      if (entry.end !== null) add(`pauses.${i}.endsAt`, 'must be set: only a running entry (endsAt null) can have an open pause')
+      if (entry.end !== null)
+        add(`pauses.${i}.endsAt`, 'must be set: only a running entry (endsAt null) can have an open pause')
       else if (openSeen) add(`pauses.${i}.endsAt`, 'must be set: at most one pause can be open')
       openSeen = true
-    } else if (entry.end !== null && pause.end > entry.end) add(`pauses.${i}.endsAt`, `must not be after the entry's endsAt (${isoOf(entry.end)})`)
+    } else if (entry.end !== null && pause.end > entry.end)
+      add(`pauses.${i}.endsAt`, `must not be after the entry's endsAt (${isoOf(entry.end)})`)
   })
-  const order = pauses.map((pause, i) => ({ ...pause, i })).sort((a, b) => a.start - b.start || (a.end ?? Infinity) - (b.end ?? Infinity) || a.i - b.i)
+  const order = pauses
+    .map((pause, i) => ({ ...pause, i }))
+    .sort((a, b) => a.start - b.start || (a.end ?? Infinity) - (b.end ?? Infinity) || a.i - b.i)
   for (let k = 1; k < order.length; k++) {
     const before = order[k - 1]
-    if (before.end === null || order[k].start < before.end) add(`pauses.${order[k].i}.startsAt`, `overlaps pauses.${before.i}`)
+    if (before.end === null || order[k].start < before.end)
+      add(`pauses.${order[k].i}.startsAt`, `overlaps pauses.${before.i}`)
   }
   return errors
 }
@@ -98,7 +111,10 @@ export function changeClock(before: EntryClock | null, change: ClockChange, now:
   }
 
   if (change.pauses !== undefined) {
-    const errors = pauseErrors(change.pauses, { start: clock.start, end: change.end !== undefined ? change.end : base.end })
+    const errors = pauseErrors(change.pauses, {
+      start: clock.start,
+      end: change.end !== undefined ? change.end : base.end
+    })
     const [first] = Object.keys(errors)
     if (first !== undefined) return { ok: false, status: 400, field: first, message: errors[first], errors }
     const sorted = [...change.pauses].sort((a, b) => a.start - b.start)
@@ -111,28 +127,42 @@ export function changeClock(before: EntryClock | null, change: ClockChange, now:
   if (change.pausedAt === null && clock.pausedAt !== null) close(change.resumedAt ?? Math.max(now, clock.pausedAt))
   if (typeof change.pausedAt === 'number') {
     if (base.end !== null) return refuse(409, 'pausedAt', 'only a running entry (endsAt null) can be paused')
-    if (base.pausedAt !== null) return refuse(409, 'pausedAt', `the entry is already paused since ${new Date(base.pausedAt).toISOString()}`)
+    if (base.pausedAt !== null)
+      return refuse(409, 'pausedAt', `the entry is already paused since ${new Date(base.pausedAt).toISOString()}`)
     const lastPauseEnd = Math.max(-Infinity, ...clock.pauses.map((p) => p.end))
     if (change.pausedAt < clock.start) return refuse(400, 'pausedAt', 'must not be before startsAt')
-    if (change.pausedAt < lastPauseEnd) return refuse(400, 'pausedAt', 'must not be before the end of the previous pause')
+    if (change.pausedAt < lastPauseEnd)
+      return refuse(400, 'pausedAt', 'must not be before the end of the previous pause')
     clock.pausedAt = change.pausedAt
   }
   if (change.end !== undefined) clock.end = change.end
 
   if (clock.end !== null && clock.end < clock.start) return refuse(400, 'endsAt', 'must not be before startsAt')
-  if (clock.pausedAt !== null && clock.pausedAt < clock.start) return refuse(400, 'startsAt', 'must not be after the start of the current pause (pausedAt)')
+  if (clock.pausedAt !== null && clock.pausedAt < clock.start)
+    return refuse(400, 'startsAt', 'must not be after the start of the current pause (pausedAt)')
   if (clock.end !== null && clock.pausedAt !== null) {
-    if (clock.end < clock.pausedAt) return refuse(400, 'endsAt', 'must not be before the start of the current pause (pausedAt)')
+    if (clock.end < clock.pausedAt)
+      return refuse(400, 'endsAt', 'must not be before the start of the current pause (pausedAt)')
     close(clock.end)
   }
   // A new span must still hold the stored pauses: the client changes them with `pauses`.
   if (change.pauses === undefined && clock.end !== null) {
     const outside = clock.pauses.find((p) => p.end > (clock.end as number))
-    if (outside) return refuse(400, 'endsAt', `must not be before the end of a pause (${isoOf(outside.end)}); send pauses to change them`)
+    if (outside)
+      return refuse(
+        400,
+        'endsAt',
+        `must not be before the end of a pause (${isoOf(outside.end)}); send pauses to change them`
+      )
   }
   if (change.pauses === undefined) {
     const outside = clock.pauses.find((p) => p.start < clock.start)
-    if (outside) return refuse(400, 'startsAt', `must not be after the start of a pause (${isoOf(outside.start)}); send pauses to change them`)
+    if (outside)
+      return refuse(
+        400,
+        'startsAt',
+        `must not be after the start of a pause (${isoOf(outside.start)}); send pauses to change them`
+      )
   }
   return { ok: true, clock, closedPause }
 }

@@ -24,7 +24,10 @@ export async function publishAfterCommit(app: Application, params: Params, event
   for (const { path, event, ids } of events) {
     if (ids.length === 0) continue
     const service: ResourceService = app.service(path)
-    const rows = await trx(service.resource.table).where({ companyId: company.id }).whereIn('id', [...new Set(ids)]).orderBy('id')
+    const rows = await trx(service.resource.table)
+      .where({ companyId: company.id })
+      .whereIn('id', [...new Set(ids)])
+      .orderBy('id')
     ready.push({ path, event, records: await service.decode(rows, params) })
   }
   if (ready.length === 0) return
@@ -32,7 +35,8 @@ export async function publishAfterCommit(app: Application, params: Params, event
     () => {
       for (const { path, event, records } of ready) {
         const method = event === 'created' ? 'create' : 'patch'
-        for (const record of records) app.service(path).emit(event, record, { path, method, params: { company }, result: record })
+        for (const record of records)
+          app.service(path).emit(event, record, { path, method, params: { company }, result: record })
       }
     },
     () => undefined

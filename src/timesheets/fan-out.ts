@@ -35,7 +35,10 @@ const daysOf = (rows: Row[]) => rows.map((row) => dayOf(row.day)).sort()
 /** 409 when the user has a running entry that starts on one of `days` (a day with one cannot be submitted). */
 export async function assertNoRunningEntry(trx: Knex.Transaction, owner: SheetOwner, days: Day[]) {
   if (days.length === 0) return
-  const running: Row[] = await trx('time_entries').where({ companyId: owner.companyId, userId: owner.userId }).whereNull('endsAt').select('id', 'startsAt')
+  const running: Row[] = await trx('time_entries')
+    .where({ companyId: owner.companyId, userId: owner.userId })
+    .whereNull('endsAt')
+    .select('id', 'startsAt')
   const wanted = new Set(days)
   const blocking = running.filter((entry) => wanted.has(calendarDay(entry.startsAt, owner.timezone)))
   if (blocking.length > 0) {
@@ -51,12 +54,21 @@ export async function assertNoRunningEntry(trx: Knex.Transaction, owner: SheetOw
 export async function assertNotLocked(trx: Knex.Transaction, owner: SheetOwner, days: Day[]) {
   if (days.length === 0) return
   const months = [...new Set(days.map(monthOf))]
-  const locked = (await trx(MONTH_TABLE).where({ companyId: owner.companyId, userId: owner.userId }).whereIn('month', months).whereNotNull('lockedAt').select('month')).map((row: Row) => row.month)
+  const locked = (
+    await trx(MONTH_TABLE)
+      .where({ companyId: owner.companyId, userId: owner.userId })
+      .whereIn('month', months)
+      .whereNotNull('lockedAt')
+      .select('month')
+  ).map((row: Row) => row.month)
   if (locked.length > 0) {
-    throw new Conflict(`The month ${locked.map(dayOf).join(', ')} is approved and locked; reopen the month (status draft) first`, {
-      months: locked.map(dayOf),
-      validationErrors: { status: 'the month is locked' }
-    })
+    throw new Conflict(
+      `The month ${locked.map(dayOf).join(', ')} is approved and locked; reopen the month (status draft) first`,
+      {
+        months: locked.map(dayOf),
+        validationErrors: { status: 'the month is locked' }
+      }
+    )
   }
 }
 
@@ -96,7 +108,12 @@ async function daysToMove(trx: Knex.Transaction, owner: SheetOwner, rows: Row[],
  * day that is not draft (409 in a locked month). Submitting or approving a day after today is a
  * 409 naming those days (§11.3). Missing day rows are created first.
  */
-export async function fanOutDays(trx: Knex.Transaction, owner: SheetOwner, days: Day[], to: SheetStatus): Promise<FanOutResult> {
+export async function fanOutDays(
+  trx: Knex.Transaction,
+  owner: SheetOwner,
+  days: Day[],
+  to: SheetStatus
+): Promise<FanOutResult> {
   const created = await openSheets(trx, owner.companyId, owner.userId, { days })
   const rows: Row[] = await trx(DAY_TABLE)
     .where({ companyId: owner.companyId, userId: owner.userId })
@@ -106,10 +123,19 @@ export async function fanOutDays(trx: Knex.Transaction, owner: SheetOwner, days:
   const now = new Date().toISOString()
   const moves = moving.map((row) => ({
     id: Number(row.id),
-    columns: moveColumns(row.status, to, { now, actingUserId: owner.actingUserId, submittedFirstAt: row.submittedFirstAt ?? null, withDeciders: true })
+    columns: moveColumns(row.status, to, {
+      now,
+      actingUserId: owner.actingUserId,
+      submittedFirstAt: row.submittedFirstAt ?? null,
+      withDeciders: true
+    })
   }))
   await updateRows(trx, DAY_TABLE, owner.companyId, moves, { updatedAt: now })
-  await recompute(trx, owner.companyId, owner.userId, { days, weekStarts: days.map(weekStartOf), months: days.map(monthOf) })
+  await recompute(trx, owner.companyId, owner.userId, {
+    days,
+    weekStarts: days.map(weekStartOf),
+    months: days.map(monthOf)
+  })
   return { moved: moving.map((row) => Number(row.id)), created }
 }
 
@@ -123,9 +149,16 @@ const reopensDays = (to: SheetStatus, rows: Row[]) => to === 'draft' && rows.som
  * A week's status change: a move from its derived status (WEEK_MOVES), fanned out to its seven
  * days; the same status is no move, except `draft`, which reopens the days that are not draft.
  */
-export async function moveWeek(trx: Knex.Transaction, owner: SheetOwner, weekStart: Day, to: SheetStatus): Promise<FanOutResult> {
+export async function moveWeek(
+  trx: Knex.Transaction,
+  owner: SheetOwner,
+  weekStart: Day,
+  to: SheetStatus
+): Promise<FanOutResult> {
   const days = weekDays(weekStart)
-  const rows: Row[] = await trx(DAY_TABLE).where({ companyId: owner.companyId, userId: owner.userId }).whereIn('day', days)
+  const rows: Row[] = await trx(DAY_TABLE)
+    .where({ companyId: owner.companyId, userId: owner.userId })
+    .whereIn('day', days)
   const byDay = new Map(rows.map((row) => [dayOf(row.day), row.status as SheetStatus]))
   const from = weekStatus(days.map((day) => ({ status: byDay.get(day) ?? 'draft' })))
   assertMove(WEEK_MOVES, 'time sheet week', from, to)
@@ -138,19 +171,46 @@ export async function moveWeek(trx: Knex.Transaction, owner: SheetOwner, weekSta
  * approved month unlocks it first, so that its days can be reopened. `draft` on a draft month
  * still reopens its days that are not draft.
  */
-export async function moveMonth(trx: Knex.Transaction, owner: SheetOwner, month: Row, to: SheetStatus): Promise<FanOutResult> {
+export async function moveMonth(
+  trx: Knex.Transaction,
+  owner: SheetOwner,
+  month: Row,
+  to: SheetStatus
+): Promise<FanOutResult> {
   const from = month.status as SheetStatus
   assertMove(MONTH_MOVES, 'time sheet month', from, to)
   const days = monthDays(dayOf(month.month))
   if (from === to) {
-    const rows: Row[] = to === 'draft' ? await trx(DAY_TABLE).where({ companyId: owner.companyId, userId: owner.userId }).whereIn('day', days).select('status') : []
+    const rows: Row[] =
+      to === 'draft'
+        ? await trx(DAY_TABLE)
+            .where({ companyId: owner.companyId, userId: owner.userId })
+            .whereIn('day', days)
+            .select('status')
+        : []
     return reopensDays(to, rows) ? fanOutDays(trx, owner, days, to) : NOTHING_MOVED()
   }
   const now = new Date().toISOString()
   const where = { id: month.id, companyId: owner.companyId }
-  const columns = moveColumns(from, to, { now, actingUserId: owner.actingUserId, submittedFirstAt: month.submittedFirstAt ?? null, withDeciders: false })
-  const unlock = from === 'approved' ? { lockedAt: null, sumActualLockedMs: null, sumTargetLockedMs: null, carryInLockedMs: null, carryOutLockedMs: null } : {}
-  await trx(MONTH_TABLE).where(where).update({ ...columns, ...unlock, updatedAt: now })
+  const columns = moveColumns(from, to, {
+    now,
+    actingUserId: owner.actingUserId,
+    submittedFirstAt: month.submittedFirstAt ?? null,
+    withDeciders: false
+  })
+  const unlock =
+    from === 'approved'
+      ? {
+          lockedAt: null,
+          sumActualLockedMs: null,
+          sumTargetLockedMs: null,
+          carryInLockedMs: null,
+          carryOutLockedMs: null
+        }
+      : {}
+  await trx(MONTH_TABLE)
+    .where(where)
+    .update({ ...columns, ...unlock, updatedAt: now })
   const result = await fanOutDays(trx, owner, days, to)
   if (to === 'approved') {
     const fresh: Row = await trx(MONTH_TABLE).where(where).first()

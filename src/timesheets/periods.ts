@@ -39,7 +39,8 @@ export const today = (zone: string, now = Date.now()): Day => DateTime.fromMilli
 
 /** The by-user look-ups reach at most 3 calendar months after today (CONTRACT §7.7). */
 export const HORIZON_MONTHS = 3
-export const horizonOf = (zone: string, now = Date.now()): Day => text(date(today(zone, now)).plus({ months: HORIZON_MONTHS }))
+export const horizonOf = (zone: string, now = Date.now()): Day =>
+  text(date(today(zone, now)).plus({ months: HORIZON_MONTHS }))
 
 /**
  * The earliest day a time sheet can have: month rows form a gap-free chain, so an absurdly early

@@ -5,11 +5,33 @@ import type { Row } from '../resources/define-resource'
 import { Day, calendarDay, dayBounds, millis } from './calendar'
 import { MINUTE_MS } from './durations'
 import { AbsenceInput, EntryInput, NO_OVERRIDES, computeDay, effectiveFigures } from './day-figures'
-import { DayState, MonthCarry, carryMonth, monthDeclinedNote, summarize, weekStatus, weekTimestamps } from './aggregates'
+import {
+  DayState,
+  MonthCarry,
+  carryMonth,
+  monthDeclinedNote,
+  summarize,
+  weekStatus,
+  weekTimestamps
+} from './aggregates'
 import { addDays, daysFrom, lastDayOfMonth, monthDays, monthOf, weekDays, weekStartOf } from './periods'
 import {
-  CreatedRows, DAY_TABLE, MONTH_TABLE, WEEK_TABLE, WantedSheets, changedColumns, dayFigureColumns, dayOf, ensureSheets, isoOrNull,
-  lockedFigures, numberOrNull, overridesOf, previousMonth, storedDayFigures, toDb
+  CreatedRows,
+  DAY_TABLE,
+  MONTH_TABLE,
+  WEEK_TABLE,
+  WantedSheets,
+  changedColumns,
+  dayFigureColumns,
+  dayOf,
+  ensureSheets,
+  isoOrNull,
+  lockedFigures,
+  numberOrNull,
+  overridesOf,
+  previousMonth,
+  storedDayFigures,
+  toDb
 } from './sheet-rows'
 import { Schedule, loadSchedule } from './schedule'
 import { AccountStart, chainCarryInMs, chainStartOf, loadAccountStart } from './account'
@@ -46,7 +68,13 @@ export interface Recomputed {
 const sortedUnique = (values: Day[]) => [...new Set(values)].sort()
 
 /** The user's rows of `table` whose `column` is one of `values` (one range scan). */
-async function rowsIn(trx: Knex.Transaction, table: string, column: string, scope: { companyId: number; userId: number }, values: Day[]): Promise<Row[]> {
+async function rowsIn(
+  trx: Knex.Transaction,
+  table: string,
+  column: string,
+  scope: { companyId: number; userId: number },
+  values: Day[]
+): Promise<Row[]> {
   const sorted = sortedUnique(values)
   if (sorted.length === 0) return []
   const wanted = new Set(sorted)
@@ -64,14 +92,24 @@ const approvedDaysMessage = (userId: number, days: string[]) =>
  * Refuses (409) a write that touches an approved day or a day of a locked month (CONTRACT §7.2,
  * §7.3): reopen the day (or the month) first.
  */
-export async function assertDaysWritable(trx: Knex.Transaction, { companyId, userId, days }: AffectedDays): Promise<void> {
-  const approved = (await rowsIn(trx, DAY_TABLE, 'day', { companyId, userId }, days)).filter((row) => row.status === 'approved').map((row) => dayOf(row.day))
+export async function assertDaysWritable(
+  trx: Knex.Transaction,
+  { companyId, userId, days }: AffectedDays
+): Promise<void> {
+  const approved = (await rowsIn(trx, DAY_TABLE, 'day', { companyId, userId }, days))
+    .filter((row) => row.status === 'approved')
+    .map((row) => dayOf(row.day))
   if (approved.length > 0) {
     throw new Conflict(approvedDaysMessage(userId, approved), { days: approved })
   }
-  const locked = (await rowsIn(trx, MONTH_TABLE, 'month', { companyId, userId }, days.map(monthOf))).filter((row) => row.lockedAt).map((row) => dayOf(row.month))
+  const locked = (await rowsIn(trx, MONTH_TABLE, 'month', { companyId, userId }, days.map(monthOf)))
+    .filter((row) => row.lockedAt)
+    .map((row) => dayOf(row.month))
   if (locked.length > 0) {
-    throw new Conflict(`The time sheet month ${locked.sort().join(', ')} of user ${userId} is approved and locked; reopen the month (status draft) first`, { months: locked })
+    throw new Conflict(
+      `The time sheet month ${locked.sort().join(', ')} of user ${userId} is approved and locked; reopen the month (status draft) first`,
+      { months: locked }
+    )
   }
 }
 
@@ -87,46 +125,93 @@ export interface AffectedSpan {
 }
 
 /** The user's rows of `table` whose `column` lies in one of `spans` (one range scan each). */
-async function rowsInSpans(trx: Knex.Transaction, table: string, column: string, user: { companyId: number; userId: number }, spans: { from: Day; to: Day }[], only: Row = {}): Promise<Row[]> {
+async function rowsInSpans(
+  trx: Knex.Transaction,
+  table: string,
+  column: string,
+  user: { companyId: number; userId: number },
+  spans: { from: Day; to: Day }[],
+  only: Row = {}
+): Promise<Row[]> {
   const rows = new Map<number, Row>()
   for (const { from, to } of spans) {
-    for (const row of await trx(table).where(user).where(only).where(column, '>=', from).where(column, '<=', to)) rows.set(Number(row.id), row)
+    for (const row of await trx(table).where(user).where(only).where(column, '>=', from).where(column, '<=', to))
+      rows.set(Number(row.id), row)
   }
   return [...rows.values()]
 }
 
 /** `assertDaysWritable` for spans: the approved days and locked months that lie in them. */
-export async function assertSpansWritable(trx: Knex.Transaction, { companyId, userId, spans }: AffectedSpan): Promise<void> {
+export async function assertSpansWritable(
+  trx: Knex.Transaction,
+  { companyId, userId, spans }: AffectedSpan
+): Promise<void> {
   const user = { companyId, userId }
-  const approved = (await rowsInSpans(trx, DAY_TABLE, 'day', user, spans, { status: 'approved' })).map((row) => dayOf(row.day))
+  const approved = (await rowsInSpans(trx, DAY_TABLE, 'day', user, spans, { status: 'approved' })).map((row) =>
+    dayOf(row.day)
+  )
   if (approved.length > 0) {
     throw new Conflict(approvedDaysMessage(userId, approved), { days: approved })
   }
   const monthSpans = spans.map(({ from, to }) => ({ from: monthOf(from), to }))
-  const locked = (await rowsInSpans(trx, MONTH_TABLE, 'month', user, monthSpans)).filter((row) => row.lockedAt).map((row) => dayOf(row.month))
+  const locked = (await rowsInSpans(trx, MONTH_TABLE, 'month', user, monthSpans))
+    .filter((row) => row.lockedAt)
+    .map((row) => dayOf(row.month))
   if (locked.length > 0) {
-    throw new Conflict(`The time sheet month ${locked.sort().join(', ')} of user ${userId} is approved and locked; reopen the month (status draft) first`, { months: locked })
+    throw new Conflict(
+      `The time sheet month ${locked.sort().join(', ')} of user ${userId} is approved and locked; reopen the month (status draft) first`,
+      { months: locked }
+    )
   }
 }
 
 /** Recomputes the rows that exist in `spans` (days, the weeks and months around them) and the carry chain after them. */
-export async function recomputeSpans(trx: Knex.Transaction, { companyId, userId, spans }: AffectedSpan): Promise<Recomputed> {
+export async function recomputeSpans(
+  trx: Knex.Transaction,
+  { companyId, userId, spans }: AffectedSpan
+): Promise<Recomputed> {
   const user = { companyId, userId }
   const keys = (rows: Row[], column: string) => rows.map((row) => dayOf(row[column]))
   return recompute(trx, companyId, userId, {
     days: keys(await rowsInSpans(trx, DAY_TABLE, 'day', user, spans), 'day'),
-    weekStarts: keys(await rowsInSpans(trx, WEEK_TABLE, 'weekStart', user, spans.map(({ from, to }) => ({ from: weekStartOf(from), to }))), 'weekStart'),
-    months: keys(await rowsInSpans(trx, MONTH_TABLE, 'month', user, spans.map(({ from, to }) => ({ from: monthOf(from), to }))), 'month')
+    weekStarts: keys(
+      await rowsInSpans(
+        trx,
+        WEEK_TABLE,
+        'weekStart',
+        user,
+        spans.map(({ from, to }) => ({ from: weekStartOf(from), to }))
+      ),
+      'weekStart'
+    ),
+    months: keys(
+      await rowsInSpans(
+        trx,
+        MONTH_TABLE,
+        'month',
+        user,
+        spans.map(({ from, to }) => ({ from: monthOf(from), to }))
+      ),
+      'month'
+    )
   })
 }
 
 /** Recomputes the rows of `days`, of their weeks and months, and the carry chain after them. */
-export async function recomputeDays(trx: Knex.Transaction, { companyId, userId, days }: AffectedDays): Promise<Recomputed> {
+export async function recomputeDays(
+  trx: Knex.Transaction,
+  { companyId, userId, days }: AffectedDays
+): Promise<Recomputed> {
   return recompute(trx, companyId, userId, { days, weekStarts: days.map(weekStartOf), months: days.map(monthOf) })
 }
 
 /** Recomputes every row of the user from `fromDay` on (all of them without it), as from scratch. */
-export async function recomputeUser(trx: Knex.Transaction, companyId: number, userId: number, fromDay: Day | null = null): Promise<Recomputed> {
+export async function recomputeUser(
+  trx: Knex.Transaction,
+  companyId: number,
+  userId: number,
+  fromDay: Day | null = null
+): Promise<Recomputed> {
   const from = (table: string, column: string, first: Day | null) => {
     const query = trx(table).where({ companyId, userId })
     if (first !== null) query.where(column, '>=', first)
@@ -163,7 +248,10 @@ export async function recomputeCompany(trx: Knex.Transaction, companyId: number,
  * lock a foreign key check takes when another transaction inserts a row that references the user,
  * which would otherwise deadlock with a company-wide recomputation locking users in id order.
  */
-export async function lockUserTime(trx: Knex.Transaction, { companyId, userId }: { companyId: number; userId: number }) {
+export async function lockUserTime(
+  trx: Knex.Transaction,
+  { companyId, userId }: { companyId: number; userId: number }
+) {
   if (trx.client.config.client !== 'pg') return
   await trx('users').where({ id: userId, companyId }).forNoKeyUpdate().first('id')
 }
@@ -172,23 +260,43 @@ export async function lockUserTime(trx: Knex.Transaction, { companyId, userId }:
  * Creates the missing rows of `wanted` (days with their week and month; months gap-free) and
  * computes them, in the caller's transaction, under the user's lock.
  */
-export async function openSheets(trx: Knex.Transaction, companyId: number, userId: number, wanted: WantedSheets): Promise<CreatedRows> {
+export async function openSheets(
+  trx: Knex.Transaction,
+  companyId: number,
+  userId: number,
+  wanted: WantedSheets
+): Promise<CreatedRows> {
   await lockUserTime(trx, { companyId, userId })
   const account = await loadAccountStart(trx, companyId, userId)
   const created = await ensureSheets(trx, companyId, userId, wanted, chainStartOf(account))
   const keys = (rows: { key: Day }[]) => rows.map((row) => row.key)
-  await recompute(trx, companyId, userId, { days: keys(created.days), weekStarts: keys(created.weeks), months: keys(created.months) }, account)
+  await recompute(
+    trx,
+    companyId,
+    userId,
+    { days: keys(created.days), weekStarts: keys(created.weeks), months: keys(created.months) },
+    account
+  )
   return created
 }
 
 /** Recomputes the existing rows of `scope` and the carry chain after its months (`known`: the account start, when the caller has read it). */
-export async function recompute(trx: Knex.Transaction, companyId: number, userId: number, scope: Scope, known?: AccountStart): Promise<Recomputed> {
+export async function recompute(
+  trx: Knex.Transaction,
+  companyId: number,
+  userId: number,
+  scope: Scope,
+  known?: AccountStart
+): Promise<Recomputed> {
   const result: Recomputed = { days: [], weeks: [], months: [] }
   const user = { companyId, userId }
   const weekRows = await rowsIn(trx, WEEK_TABLE, 'weekStart', user, scope.weekStarts)
   const months = new Set(scope.months)
   const chain: Row[] = months.size
-    ? await trx(MONTH_TABLE).where(user).where('month', '>=', previousMonth(sortedUnique(scope.months)[0])).orderBy('month')
+    ? await trx(MONTH_TABLE)
+        .where(user)
+        .where('month', '>=', previousMonth(sortedUnique(scope.months)[0]))
+        .orderBy('month')
     : []
   const monthRows = chain.filter((row) => months.has(dayOf(row.month)))
   const periodBounds: [Day, Day][] = [
@@ -198,7 +306,13 @@ export async function recompute(trx: Knex.Transaction, companyId: number, userId
   // recomputeDayRows reads every day row of the periods; a day of the scope is read here only if
   // no week or month of the scope covers it. Usually all are covered.
   const covered = new Set(periodBounds.flatMap(([first, last]) => daysFrom(first, last)))
-  const dayRows = await rowsIn(trx, DAY_TABLE, 'day', user, scope.days.filter((day) => !covered.has(day)))
+  const dayRows = await rowsIn(
+    trx,
+    DAY_TABLE,
+    'day',
+    user,
+    scope.days.filter((day) => !covered.has(day))
+  )
   if (dayRows.length + weekRows.length + monthRows.length === 0) return result
 
   const account = known ?? (await loadAccountStart(trx, companyId, userId))
@@ -216,7 +330,13 @@ interface DayInputs {
 }
 
 /** The user's entries that start in `[from, to]` and approved absences that touch it (two queries). */
-async function loadInputs(trx: Knex.Transaction, { companyId, userId }: { companyId: number; userId: number }, from: Day, to: Day, zone: string): Promise<DayInputs> {
+async function loadInputs(
+  trx: Knex.Transaction,
+  { companyId, userId }: { companyId: number; userId: number },
+  from: Day,
+  to: Day,
+  zone: string
+): Promise<DayInputs> {
   const start = dayBounds(from, zone).start.toISOString()
   const end = dayBounds(to, zone).end.toISOString()
   const entryRows: Row[] = await trx('time_entries')
@@ -226,7 +346,11 @@ async function loadInputs(trx: Knex.Transaction, { companyId, userId }: { compan
     .select('startsAt', 'endsAt', 'workedMs')
   const entries = new Map<Day, EntryInput[]>()
   for (const row of entryRows) {
-    const entry = { startsAt: millis(row.startsAt), endsAt: row.endsAt === null ? null : millis(row.endsAt), workedMs: numberOrNull(row.workedMs) }
+    const entry = {
+      startsAt: millis(row.startsAt),
+      endsAt: row.endsAt === null ? null : millis(row.endsAt),
+      workedMs: numberOrNull(row.workedMs)
+    }
     const day = calendarDay(entry.startsAt, zone)
     entries.set(day, [...(entries.get(day) ?? []), entry])
   }
@@ -238,8 +362,12 @@ async function loadInputs(trx: Knex.Transaction, { companyId, userId }: { compan
     .where('user_absences.startsAt', '<', end)
     .where('user_absences.endsAt', '>', start)
     .select(
-      'user_absences.startsAt', 'user_absences.endsAt', 'user_absences.compensationDeclinedAt',
-      'user_absence_types.isAbsenceHourly', 'user_absence_types.countAsWorkingTime', 'user_absence_types.needCompensation'
+      'user_absences.startsAt',
+      'user_absences.endsAt',
+      'user_absences.compensationDeclinedAt',
+      'user_absence_types.isAbsenceHourly',
+      'user_absence_types.countAsWorkingTime',
+      'user_absence_types.needCompensation'
     )
   const absences = absenceRows.map((row) => ({
     startsAt: millis(row.startsAt),
@@ -296,7 +424,12 @@ async function computeRun(
   recomputed: Recomputation[]
 ) {
   const inputs = await loadInputs(trx, user, from, to, schedule.timezone)
-  const rows = new Map<Day, Row>((await trx(DAY_TABLE).where(user).where('day', '>=', from).where('day', '<=', to)).map((row: Row) => [dayOf(row.day), row]))
+  const rows = new Map<Day, Row>(
+    (await trx(DAY_TABLE).where(user).where('day', '>=', from).where('day', '<=', to)).map((row: Row) => [
+      dayOf(row.day),
+      row
+    ])
+  )
   for (const day of daysFrom(from, to)) {
     const row = rows.get(day)
     const dayCalendar = schedule.on(day)
@@ -304,7 +437,8 @@ async function computeRun(
     const fresh = effectiveFigures(computed, row ? overridesOf(row) : NO_OVERRIDES, dayCalendar)
     const frozen = row?.status === 'approved'
     const figures = frozen ? storedDayFigures(row) : fresh
-    const recomputable = frozen && Object.keys(changedColumns(dayFigureColumns(figures), dayFigureColumns(fresh))).length > 0
+    const recomputable =
+      frozen && Object.keys(changedColumns(dayFigureColumns(figures), dayFigureColumns(fresh))).length > 0
     states.set(day, {
       day,
       status: (row?.status ?? 'draft') as SheetStatus,
@@ -333,7 +467,14 @@ interface Recomputation {
  * together (one statement, not one round trip per row); unchanged rows are not written.
  * `computed` rows (weeks, months) also record when their figures changed.
  */
-async function writeChanged(trx: Knex.Transaction, table: string, companyId: number, recomputed: Recomputation[], changedIds: number[], computed = false) {
+async function writeChanged(
+  trx: Knex.Transaction,
+  table: string,
+  companyId: number,
+  recomputed: Recomputation[],
+  changedIds: number[],
+  computed = false
+) {
   const updates = recomputed
     .map(({ row, columns }) => ({ id: Number(row.id), columns: toDb(changedColumns(row, columns)) }))
     .filter((update) => Object.keys(update.columns).length > 0)
@@ -343,7 +484,13 @@ async function writeChanged(trx: Knex.Transaction, table: string, companyId: num
   changedIds.push(...updates.map((update) => update.id))
 }
 
-async function recomputeWeekRows(trx: Knex.Transaction, companyId: number, weekRows: Row[], states: Map<Day, DayState>, result: Recomputed) {
+async function recomputeWeekRows(
+  trx: Knex.Transaction,
+  companyId: number,
+  weekRows: Row[],
+  states: Map<Day, DayState>,
+  result: Recomputed
+) {
   const recomputed = weekRows.map((row) => {
     const days = weekDays(dayOf(row.weekStart)).map((day) => states.get(day) as DayState)
     const status = weekStatus(days)
@@ -393,7 +540,9 @@ async function recomputeMonthChain(
   const firstScoped = chain.findIndex((row) => scoped.has(dayOf(row.month)))
   if (firstScoped < 0) return
   const before = firstScoped > 0 ? chain[firstScoped - 1] : null
-  let previous: { month: Day; carryOutMs: number } | null = before ? { month: dayOf(before.month), carryOutMs: Number(before.carryOutMs) } : null
+  let previous: { month: Day; carryOutMs: number } | null = before
+    ? { month: dayOf(before.month), carryOutMs: Number(before.carryOutMs) }
+    : null
   const lastScoped = chain.map((row) => scoped.has(dayOf(row.month))).lastIndexOf(true)
   const recomputed: Recomputation[] = []
   for (let i = firstScoped; i < chain.length; i++) {

@@ -23,26 +23,43 @@ export function rangeOf(validFrom: Day, others: Day[]): VersionRange {
 }
 
 /** The locked months (of one user, or of every user with null) that overlap one of `ranges`. */
-export async function lockedMonthsIn(trx: Knex.Transaction, companyId: number, userId: number | null, ranges: VersionRange[]) {
+export async function lockedMonthsIn(
+  trx: Knex.Transaction,
+  companyId: number,
+  userId: number | null,
+  ranges: VersionRange[]
+) {
   const found = new Map<string, { userId: number; month: Day }>()
   for (const { from, until } of ranges) {
     const query = trx(MONTH_TABLE).where({ companyId }).whereNotNull('lockedAt').where('month', '>=', monthOf(from))
     if (userId !== null) query.where({ userId })
     if (until !== null) query.where('month', '<', until)
-    for (const row of await query.select('userId', 'month')) found.set(`${row.userId} ${dayOf(row.month)}`, { userId: Number(row.userId), month: dayOf(row.month) })
+    for (const row of await query.select('userId', 'month'))
+      found.set(`${row.userId} ${dayOf(row.month)}`, { userId: Number(row.userId), month: dayOf(row.month) })
   }
   return [...found.values()].sort((a, b) => (a.month < b.month ? -1 : a.month > b.month ? 1 : a.userId - b.userId))
 }
 
 /** 409 when a version change would change a locked month; `field` names what the client wrote. */
-export async function assertNoLockedMonthIn(trx: Knex.Transaction, companyId: number, userId: number | null, ranges: VersionRange[], field = 'validFrom') {
+export async function assertNoLockedMonthIn(
+  trx: Knex.Transaction,
+  companyId: number,
+  userId: number | null,
+  ranges: VersionRange[],
+  field = 'validFrom'
+) {
   const locked = await lockedMonthsIn(trx, companyId, userId, ranges)
   if (locked.length === 0) return
   const months = [...new Set(locked.map((row) => row.month))]
-  const whose = userId !== null ? `of user ${userId} ` : `of user ${[...new Set(locked.map((row) => row.userId))].join(', ')} `
+  const whose =
+    userId !== null ? `of user ${userId} ` : `of user ${[...new Set(locked.map((row) => row.userId))].join(', ')} `
   throw new Conflict(
     `The working-time version would change the time sheet month ${months.join(', ')} ${whose}that is approved and locked; reopen it (status draft) first, or let the version start after it`,
-    { months, userIds: [...new Set(locked.map((row) => row.userId))], validationErrors: { [field]: 'would change a locked month' } }
+    {
+      months,
+      userIds: [...new Set(locked.map((row) => row.userId))],
+      validationErrors: { [field]: 'would change a locked month' }
+    }
   )
 }
 

@@ -90,7 +90,11 @@ export class Schedule {
    * employment starts), ascending: between two of them every day follows one model.
    */
   changesWithin(from: Day, to: Day): Day[] {
-    const days = [...this.company.map((v) => v.validFrom), ...this.user.map((v) => v.validFrom), ...(this.employedFrom ? [this.employedFrom] : [])]
+    const days = [
+      ...this.company.map((v) => v.validFrom),
+      ...this.user.map((v) => v.validFrom),
+      ...(this.employedFrom ? [this.employedFrom] : [])
+    ]
     return [...new Set(days.filter((day) => day > from && day <= to))].sort()
   }
 
@@ -107,7 +111,8 @@ export const companyVersionOf = (row: Record<string, any>): CompanyVersion => ({
   targetMinutes: document(row.targetMinutes),
   breakRules: document(row.breakRules),
   maxDailyMinutes: Number(row.maxDailyMinutes),
-  carryOverCapMinutes: row.carryOverCapMinutes === null || row.carryOverCapMinutes === undefined ? null : Number(row.carryOverCapMinutes)
+  carryOverCapMinutes:
+    row.carryOverCapMinutes === null || row.carryOverCapMinutes === undefined ? null : Number(row.carryOverCapMinutes)
 })
 
 export const userVersionOf = (row: Record<string, any>): UserVersion => ({
@@ -123,10 +128,17 @@ export async function loadCompanyVersions(db: Db, companyId: number): Promise<Co
 }
 
 /** The versions of each of `userIds`, ascending (one query). */
-export async function loadUserVersions(db: Db, companyId: number, userIds: number[]): Promise<Map<number, UserVersion[]>> {
+export async function loadUserVersions(
+  db: Db,
+  companyId: number,
+  userIds: number[]
+): Promise<Map<number, UserVersion[]>> {
   const versions = new Map<number, UserVersion[]>(userIds.map((id) => [id, []]))
   if (userIds.length === 0) return versions
-  const rows = await db('user_working_times').where({ companyId }).whereIn('userId', [...new Set(userIds)]).orderBy('validFrom')
+  const rows = await db('user_working_times')
+    .where({ companyId })
+    .whereIn('userId', [...new Set(userIds)])
+    .orderBy('validFrom')
   for (const row of rows) versions.get(Number(row.userId))?.push(userVersionOf(row))
   return versions
 }
@@ -139,7 +151,12 @@ export async function loadCompanySchedule(db: Db, companyId: number): Promise<Sc
 }
 
 /** The schedule of one user: the company's versions, the user's own and where the account starts. */
-export async function loadSchedule(db: Db, companyId: number, userId: number, account: AccountStart): Promise<Schedule> {
+export async function loadSchedule(
+  db: Db,
+  companyId: number,
+  userId: number,
+  account: AccountStart
+): Promise<Schedule> {
   const company = await loadCompanySchedule(db, companyId)
   return company.forUser((await loadUserVersions(db, companyId, [userId])).get(userId) ?? [], account.employedFrom)
 }

@@ -16,9 +16,15 @@ export const WEEK_TABLE = 'time_sheet_weeks'
 export const MONTH_TABLE = 'time_sheet_months'
 
 export const isoOrNull = (value: unknown): string | null =>
-  value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : new Date(value as string | number).toISOString()
-export const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
-const instantOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : millis(value as string | Date))
+  value === null || value === undefined
+    ? null
+    : value instanceof Date
+      ? value.toISOString()
+      : new Date(value as string | number).toISOString()
+export const numberOrNull = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Number(value)
+const instantOrNull = (value: unknown): number | null =>
+  value === null || value === undefined ? null : millis(value as string | Date)
 
 // Note: knex's pluck() reads the snake_case key before the camelCase mapping, so rows are selected instead.
 
@@ -100,9 +106,12 @@ export function changedColumns(row: Row, columns: Row): Row {
 
 /** Values as the database takes them: JSON documents as text. */
 export const toDb = (columns: Row): Row =>
-  Object.fromEntries(Object.entries(columns).map(([name, value]) => [name, Array.isArray(value) ? JSON.stringify(value) : value]))
+  Object.fromEntries(
+    Object.entries(columns).map(([name, value]) => [name, Array.isArray(value) ? JSON.stringify(value) : value])
+  )
 
-const insertedId = (inserted: unknown) => Number(typeof inserted === 'object' && inserted !== null ? (inserted as Row).id : inserted)
+const insertedId = (inserted: unknown) =>
+  Number(typeof inserted === 'object' && inserted !== null ? (inserted as Row).id : inserted)
 
 /** A row created on demand: its id and its day, week start or month. */
 export interface CreatedRow {
@@ -131,22 +140,56 @@ async function insertRows(db: Db, table: string, key: string, rows: Row[]): Prom
  * chain start brings every missing month from the chain start up to it (the chain is gap-free);
  * a month before the chain start is outside the chain and comes alone.
  */
-async function ensureMonths(db: Db, companyId: number, userId: number, months: Day[], chainStart: Day): Promise<CreatedRow[]> {
+async function ensureMonths(
+  db: Db,
+  companyId: number,
+  userId: number,
+  months: Day[],
+  chainStart: Day
+): Promise<CreatedRow[]> {
   if (months.length === 0) return []
-  const existing = new Set((await db(MONTH_TABLE).where({ companyId, userId }).select('month')).map((row: Row) => dayOf(row.month)))
+  const existing = new Set(
+    (await db(MONTH_TABLE).where({ companyId, userId }).select('month')).map((row: Row) => dayOf(row.month))
+  )
   const inChain = months.filter((month) => month >= chainStart).sort()
-  const wanted = new Set([...months.filter((month) => month < chainStart), ...(inChain.length ? monthsFrom(chainStart, inChain[inChain.length - 1]) : [])])
+  const wanted = new Set([
+    ...months.filter((month) => month < chainStart),
+    ...(inChain.length ? monthsFrom(chainStart, inChain[inChain.length - 1]) : [])
+  ])
   const missing = [...wanted].sort().filter((month) => !existing.has(month))
-  return insertRows(db, MONTH_TABLE, 'month', missing.map((month) => ({ companyId, userId, month, dailyFigures: '[]' })))
+  return insertRows(
+    db,
+    MONTH_TABLE,
+    'month',
+    missing.map((month) => ({ companyId, userId, month, dailyFigures: '[]' }))
+  )
 }
 
-async function ensureByKey(db: Db, table: string, key: string, companyId: number, userId: number, values: Day[]): Promise<CreatedRow[]> {
+async function ensureByKey(
+  db: Db,
+  table: string,
+  key: string,
+  companyId: number,
+  userId: number,
+  values: Day[]
+): Promise<CreatedRow[]> {
   if (values.length === 0) return []
   const sorted = [...new Set(values)].sort()
   const existing = new Set(
-    (await db(table).where({ companyId, userId }).where(key, '>=', sorted[0]).where(key, '<=', sorted[sorted.length - 1]).select(key)).map((row: Row) => dayOf(row[key]))
+    (
+      await db(table)
+        .where({ companyId, userId })
+        .where(key, '>=', sorted[0])
+        .where(key, '<=', sorted[sorted.length - 1])
+        .select(key)
+    ).map((row: Row) => dayOf(row[key]))
   )
-  return insertRows(db, table, key, sorted.filter((value) => !existing.has(value)).map((value) => ({ companyId, userId, [key]: value })))
+  return insertRows(
+    db,
+    table,
+    key,
+    sorted.filter((value) => !existing.has(value)).map((value) => ({ companyId, userId, [key]: value }))
+  )
 }
 
 export interface WantedSheets {
@@ -159,10 +202,20 @@ export interface WantedSheets {
  * Creates the missing rows of the given days (with their weeks and months), weeks (with the months
  * their days fall in) and months (`chainStart`: the first month of the user's carry chain). The caller holds the user's lock and recomputes what was created.
  */
-export async function ensureSheets(db: Db, companyId: number, userId: number, wanted: WantedSheets, chainStart: Day): Promise<CreatedRows> {
+export async function ensureSheets(
+  db: Db,
+  companyId: number,
+  userId: number,
+  wanted: WantedSheets,
+  chainStart: Day
+): Promise<CreatedRows> {
   const days = wanted.days ?? []
   const weekStarts = [...(wanted.weekStarts ?? []), ...days.map(weekStartOf)]
-  const months = [...(wanted.months ?? []), ...days.map(monthOf), ...weekStarts.flatMap((start) => weekDays(start).map(monthOf))]
+  const months = [
+    ...(wanted.months ?? []),
+    ...days.map(monthOf),
+    ...weekStarts.flatMap((start) => weekDays(start).map(monthOf))
+  ]
   return {
     days: await ensureByKey(db, DAY_TABLE, 'day', companyId, userId, days),
     weeks: await ensureByKey(db, WEEK_TABLE, 'weekStart', companyId, userId, weekStarts),

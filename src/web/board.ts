@@ -5,7 +5,9 @@ import type { CrewclockServices } from '../client'
  * gangs, kept current from the services' created/patched/removed events. No DOM here.
  */
 
-type ResultOf<P extends keyof CrewclockServices> = CrewclockServices[P] extends { get(id: number): Promise<infer R> } ? R : never
+type ResultOf<P extends keyof CrewclockServices> = CrewclockServices[P] extends { get(id: number): Promise<infer R> }
+  ? R
+  : never
 export type User = ResultOf<'v1/users'>
 export type Gang = ResultOf<'v1/gangs'>
 export type AssignmentEvent = ResultOf<'v1/assignment-events'>
@@ -43,7 +45,8 @@ export function todaysEventQueries(day: Today) {
   ]
 }
 
-const byStart = (a: AssignmentEvent, b: AssignmentEvent) => Date.parse(a.startsAt ?? '') - Date.parse(b.startsAt ?? '') || a.id - b.id
+const byStart = (a: AssignmentEvent, b: AssignmentEvent) =>
+  Date.parse(a.startsAt ?? '') - Date.parse(b.startsAt ?? '') || a.id - b.id
 
 // The typed results allow null for every list; the API sends [] for none.
 export const ids = (list: number[] | null | undefined) => list ?? []
@@ -57,7 +60,13 @@ export class Board {
 
   constructor(public day: Today) {}
 
-  replace(data: { users: User[]; gangs: Gang[]; events: AssignmentEvent[]; running: TimeEntry[]; entryTypes: TimeEntryType[] }) {
+  replace(data: {
+    users: User[]
+    gangs: Gang[]
+    events: AssignmentEvent[]
+    running: TimeEntry[]
+    entryTypes: TimeEntryType[]
+  }) {
     this.users = new Map(data.users.filter((u) => !u.deactivatedAt).map((u) => [u.id, u]))
     this.gangs = new Map(data.gangs.filter((g) => !g.deactivatedAt).map((g) => [g.id, g]))
     this.events = new Map(data.events.filter((e) => isToday(e, this.day)).map((e) => [e.id, e]))
@@ -88,7 +97,9 @@ export class Board {
 
   /** Running entries, earliest first. */
   clockedIn() {
-    return [...this.running.values()].sort((a, b) => Date.parse(a.startsAt ?? '') - Date.parse(b.startsAt ?? '') || a.id - b.id)
+    return [...this.running.values()].sort(
+      (a, b) => Date.parse(a.startsAt ?? '') - Date.parse(b.startsAt ?? '') || a.id - b.id
+    )
   }
 
   runningEntryOf(userId: number) {
@@ -98,13 +109,11 @@ export class Board {
   /** A user's events today, directly or through a gang (`via` names the gang). */
   eventsOfUser(userId: number): { event: AssignmentEvent; via?: string }[] {
     const gangsOfUser = [...this.gangs.values()].filter((g) => ids(g.userIds).includes(userId))
-    return [...this.events.values()]
-      .sort(byStart)
-      .flatMap((event) => {
-        if (ids(event.assignedUsers).includes(userId)) return [{ event }]
-        const gang = gangsOfUser.find((g) => ids(event.assignedGangs).includes(g.id))
-        return gang ? [{ event, via: gang.name ?? '' }] : []
-      })
+    return [...this.events.values()].sort(byStart).flatMap((event) => {
+      if (ids(event.assignedUsers).includes(userId)) return [{ event }]
+      const gang = gangsOfUser.find((g) => ids(event.assignedGangs).includes(g.id))
+      return gang ? [{ event, via: gang.name ?? '' }] : []
+    })
   }
 
   eventsOfGang(gangId: number) {
@@ -112,7 +121,9 @@ export class Board {
   }
 
   unassignedEvents() {
-    return [...this.events.values()].filter((e) => ids(e.assignedUsers).length === 0 && ids(e.assignedGangs).length === 0).sort(byStart)
+    return [...this.events.values()]
+      .filter((e) => ids(e.assignedUsers).length === 0 && ids(e.assignedGangs).length === 0)
+      .sort(byStart)
   }
 
   sortedUsers() {
@@ -120,7 +131,9 @@ export class Board {
   }
 
   sortedGangs() {
-    return [...this.gangs.values()].sort((a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.name ?? '').localeCompare(b.name ?? ''))
+    return [...this.gangs.values()].sort(
+      (a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.name ?? '').localeCompare(b.name ?? '')
+    )
   }
 }
 

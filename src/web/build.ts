@@ -8,7 +8,11 @@ import { build, BuildOptions } from 'esbuild'
  */
 export const webBuildOptions: BuildOptions = {
   absWorkingDir: path.resolve(__dirname, '..', '..'),
-  entryPoints: { settings: 'src/web/settings.ts', dashboard: 'src/web/dashboard.ts', crewclock: 'src/web/crewclock.css' },
+  entryPoints: {
+    settings: 'src/web/settings.ts',
+    dashboard: 'src/web/dashboard.ts',
+    crewclock: 'src/web/crewclock.css'
+  },
   outdir: 'public/assets',
   bundle: true,
   minify: true,

@@ -35,7 +35,10 @@ function boardError(text: string | null) {
 // Loading and following
 
 /** Every page of a list (the API gives at most 20 items a page). */
-async function findAll<T>(service: { find(params?: { query: ListQuery }): Promise<{ items: T[]; pages: number }> }, query: ListQuery = {}) {
+async function findAll<T>(
+  service: { find(params?: { query: ListQuery }): Promise<{ items: T[]; pages: number }> },
+  query: ListQuery = {}
+) {
   const items: T[] = []
   for (let page = 0, pages = 1; page < pages; page++) {
     const result = await service.find({ query: { ...query, page, size: 20 } })
@@ -62,7 +65,10 @@ async function reload() {
 }
 
 function follow(c: CrewclockClient) {
-  const on = (service: { on(event: any, listener: (record: any) => void): unknown }, apply: (record: any, removed?: boolean) => boolean) => {
+  const on = (
+    service: { on(event: any, listener: (record: any) => void): unknown },
+    apply: (record: any, removed?: boolean) => boolean
+  ) => {
     service.on('created', (record) => apply(record) && scheduleRender())
     service.on('patched', (record) => apply(record) && scheduleRender())
     service.on('removed', (record) => apply(record, true) && scheduleRender())
@@ -133,7 +139,9 @@ function scheduleRender() {
 }
 
 function eventItem(event: AssignmentEvent, via?: string) {
-  const when = event.isAllDay ? 'all day' : `${formatTime(event.startsAt!)}${event.endsAt ? `–${formatTime(event.endsAt)}` : ''}`
+  const when = event.isAllDay
+    ? 'all day'
+    : `${formatTime(event.startsAt!)}${event.endsAt ? `–${formatTime(event.endsAt)}` : ''}`
   return h(
     'li',
     { class: event.completedAt ? 'event done' : 'event', 'data-event-id': event.id },
@@ -155,12 +163,22 @@ function renderClockedIn() {
       'li',
       { class: entry.pausedAt ? 'tile paused' : 'tile', 'data-entry-id': entry.id, 'data-user-id': entry.userId },
       h('strong', { class: 'who' }, board.userName(entry.userId)),
-      h('span', { class: 'since' }, `since ${formatTime(entry.startsAt)} · ${formatMinutes(elapsedMinutes(entry.startsAt))}`),
-      h('span', { class: 'what' }, [board.entryTypes.get(entry.typeId ?? 0)?.name, event?.name].filter(Boolean).join(' · ')),
+      h(
+        'span',
+        { class: 'since' },
+        `since ${formatTime(entry.startsAt)} · ${formatMinutes(elapsedMinutes(entry.startsAt))}`
+      ),
+      h(
+        'span',
+        { class: 'what' },
+        [board.entryTypes.get(entry.typeId ?? 0)?.name, event?.name].filter(Boolean).join(' · ')
+      ),
       entry.pausedAt && h('span', { class: 'badge warn' }, `paused since ${formatTime(entry.pausedAt)}`)
     )
   })
-  byId('clocked-in').replaceChildren(...(tiles.length ? tiles : [h('li', { class: 'empty muted' }, 'Nobody is clocked in.')]))
+  byId('clocked-in').replaceChildren(
+    ...(tiles.length ? tiles : [h('li', { class: 'empty muted' }, 'Nobody is clocked in.')])
+  )
 }
 
 function renderWorkers() {
@@ -174,9 +192,21 @@ function renderWorkers() {
         'div',
         { class: 'lane-head' },
         h('strong', {}, user.fullName),
-        entry ? h('span', { class: entry.pausedAt ? 'badge warn' : 'badge ok' }, entry.pausedAt ? 'paused' : `in since ${formatTime(entry.startsAt)}`) : h('span', { class: 'badge' }, 'off')
+        entry
+          ? h(
+              'span',
+              { class: entry.pausedAt ? 'badge warn' : 'badge ok' },
+              entry.pausedAt ? 'paused' : `in since ${formatTime(entry.startsAt)}`
+            )
+          : h('span', { class: 'badge' }, 'off')
       ),
-      h('ul', { class: 'events' }, ...(events.length ? events.map(({ event, via }) => eventItem(event, via)) : [h('li', { class: 'empty muted' }, 'nothing planned')]))
+      h(
+        'ul',
+        { class: 'events' },
+        ...(events.length
+          ? events.map(({ event, via }) => eventItem(event, via))
+          : [h('li', { class: 'empty muted' }, 'nothing planned')])
+      )
     )
   })
   byId('workers').replaceChildren(...(lanes.length ? lanes : [h('li', { class: 'empty muted' }, 'No active users.')]))
@@ -188,20 +218,45 @@ function renderGangs() {
     return h(
       'li',
       { class: 'lane', 'data-gang-id': gang.id },
-      h('div', { class: 'lane-head' }, h('strong', {}, gang.name), h('span', { class: 'muted' }, ids(gang.userIds).map((id) => board.userName(id)).join(', ') || 'no members')),
-      h('ul', { class: 'events' }, ...(events.length ? events.map((event) => eventItem(event)) : [h('li', { class: 'empty muted' }, 'nothing planned')]))
+      h(
+        'div',
+        { class: 'lane-head' },
+        h('strong', {}, gang.name),
+        h(
+          'span',
+          { class: 'muted' },
+          ids(gang.userIds)
+            .map((id) => board.userName(id))
+            .join(', ') || 'no members'
+        )
+      ),
+      h(
+        'ul',
+        { class: 'events' },
+        ...(events.length
+          ? events.map((event) => eventItem(event))
+          : [h('li', { class: 'empty muted' }, 'nothing planned')])
+      )
     )
   })
   byId('gangs').replaceChildren(...(lanes.length ? lanes : [h('li', { class: 'empty muted' }, 'No gangs.')]))
 }
 
 function render() {
-  byId('today').textContent = board.day.start.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long' })
+  byId('today').textContent = board.day.start.toLocaleDateString(undefined, {
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long'
+  })
   renderClockedIn()
   renderWorkers()
   renderGangs()
   const unassigned = board.unassignedEvents()
-  byId('unassigned').replaceChildren(...(unassigned.length ? unassigned.map((event) => eventItem(event)) : [h('li', { class: 'empty muted' }, 'Everything today is assigned.')]))
+  byId('unassigned').replaceChildren(
+    ...(unassigned.length
+      ? unassigned.map((event) => eventItem(event))
+      : [h('li', { class: 'empty muted' }, 'Everything today is assigned.')])
+  )
 }
 
 // ---------------------------------------------------------------------------------------------

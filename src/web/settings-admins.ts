@@ -23,7 +23,9 @@ let page: AdminsPage
 
 export async function loadAdmins() {
   const admins = await page.api<Admin[]>('GET', '/settings/admins')
-  byId('admins').querySelector('tbody')!.replaceChildren(...admins.map(adminRow))
+  byId('admins')
+    .querySelector('tbody')!
+    .replaceChildren(...admins.map(adminRow))
 }
 
 function adminRow(admin: Admin) {
@@ -33,8 +35,19 @@ function adminRow(admin: Admin) {
     { 'data-admin-id': admin.id, class: active ? '' : 'revoked' },
     h('td', { 'data-label': 'Name' }, admin.fullName, admin.isCurrentUser && h('span', { class: 'muted' }, ' (you)')),
     h('td', { 'data-label': 'Email' }, admin.email),
-    h('td', { 'data-label': 'Status' }, active ? h('span', { class: 'badge ok' }, 'active') : h('span', { class: 'badge' }, `deactivated ${formatDateTime(admin.deactivatedAt)}`)),
-    h('td', { class: 'actions' }, active && h('button', { type: 'button', class: 'danger deactivate', onclick: () => deactivate(admin) }, 'Deactivate'))
+    h(
+      'td',
+      { 'data-label': 'Status' },
+      active
+        ? h('span', { class: 'badge ok' }, 'active')
+        : h('span', { class: 'badge' }, `deactivated ${formatDateTime(admin.deactivatedAt)}`)
+    ),
+    h(
+      'td',
+      { class: 'actions' },
+      active &&
+        h('button', { type: 'button', class: 'danger deactivate', onclick: () => deactivate(admin) }, 'Deactivate')
+    )
   )
 }
 
@@ -60,7 +73,11 @@ async function addAdmin(event: SubmitEvent) {
   page.notice('admin-status', null)
   page.showFieldErrors(form, {})
   const value = (id: string) => byId<HTMLInputElement>(id)
-  const body = { email: value('admin-email').value.trim(), fullName: value('admin-name').value.trim(), password: value('admin-password').value }
+  const body = {
+    email: value('admin-email').value.trim(),
+    fullName: value('admin-name').value.trim(),
+    password: value('admin-password').value
+  }
   try {
     const created = await page.api<Admin>('POST', '/settings/admins', body)
     for (const id of ['admin-email', 'admin-name', 'admin-password']) value(id).value = ''
@@ -69,7 +86,10 @@ async function addAdmin(event: SubmitEvent) {
   } catch (error) {
     const { message, validationErrors } = page.errorText(error)
     const unplaced = page.showFieldErrors(form, validationErrors)
-    page.notice('admin-error', Object.keys(validationErrors).length ? ['Please correct the marked fields.', ...unplaced].join(' ') : message)
+    page.notice(
+      'admin-error',
+      Object.keys(validationErrors).length ? ['Please correct the marked fields.', ...unplaced].join(' ') : message
+    )
   }
 }
 
@@ -89,7 +109,10 @@ async function changePassword(event: SubmitEvent) {
   } catch (error) {
     const { message, validationErrors } = page.errorText(error)
     const unplaced = page.showFieldErrors(form, validationErrors)
-    page.notice('password-error', Object.keys(validationErrors).length ? ['Please correct the marked fields.', ...unplaced].join(' ') : message)
+    page.notice(
+      'password-error',
+      Object.keys(validationErrors).length ? ['Please correct the marked fields.', ...unplaced].join(' ') : message
+    )
   }
 }
 

@@ -22,7 +22,11 @@ export function renderScopeChoices(choices: ScopeChoices) {
         'label',
         {},
         h('code', {}, collection),
-        h('select', { 'data-collection': collection, 'aria-label': `Access to ${collection}` }, ...ACCESS.map(([value, text]) => h('option', { value }, text)))
+        h(
+          'select',
+          { 'data-collection': collection, 'aria-label': `Access to ${collection}` },
+          ...ACCESS.map(([value, text]) => h('option', { value }, text))
+        )
       )
     )
   )
@@ -31,7 +35,8 @@ export function renderScopeChoices(choices: ScopeChoices) {
     .forEach((radio) => radio.addEventListener('change', () => show(grid, selectedAccess() === 'custom')))
 }
 
-const selectedAccess = () => byId('key-scopes').querySelector<HTMLInputElement>('input[name="key-access"]:checked')?.value ?? 'full'
+const selectedAccess = () =>
+  byId('key-scopes').querySelector<HTMLInputElement>('input[name="key-access"]:checked')?.value ?? 'full'
 
 /** The scopes the form asks for; an empty per-collection choice is sent as it is, so that the server names the mistake. */
 export function chosenScopes(): string[] {
@@ -52,4 +57,5 @@ export function resetScopeChoices() {
   show(byId('key-collections'), false)
 }
 
-export const scopesCell = (scopes: string[] | undefined) => h('td', { 'data-label': 'Scopes', class: 'scopes' }, ...(scopes ?? []).map((scope) => h('code', {}, scope)))
+export const scopesCell = (scopes: string[] | undefined) =>
+  h('td', { 'data-label': 'Scopes', class: 'scopes' }, ...(scopes ?? []).map((scope) => h('code', {}, scope)))

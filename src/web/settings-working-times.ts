@@ -20,7 +20,12 @@ export interface WorkingTimesPage {
   notice: (id: string, text: string | null) => void
   /** Marks the fields an error names; returns the messages it could not place. */
   showFieldErrors: (form: HTMLElement, errors: Record<string, string>) => string[]
-  errorText: (error: unknown) => { message: string; validationErrors: Record<string, string>; code?: number; data?: Record<string, any> }
+  errorText: (error: unknown) => {
+    message: string
+    validationErrors: Record<string, string>
+    code?: number
+    data?: Record<string, any>
+  }
 }
 
 let page: WorkingTimesPage
@@ -44,12 +49,15 @@ const describeDay = (day: string) => (day === FIRST_VERSION_DAY ? 'the start' : 
 /** Today in the company's timezone, `YYYY-MM-DD`. */
 function todayInCompany() {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date()).map((p) => [p.type, p.value])
+    new Intl.DateTimeFormat('en', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' })
+      .formatToParts(new Date())
+      .map((p) => [p.type, p.value])
   )
   return `${parts.year}-${parts.month}-${parts.day}`
 }
 
-const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+const addDays = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 
 /** The version in effect on `day`: the latest that begins on or before it. */
 function versionOn(day: string): Version {
@@ -70,20 +78,28 @@ function targetsSummary(targets: Version['targetMinutes']) {
     else runs.push({ from: i, to: i, minutes: targets[day] })
   })
   const name = (i: number) => WEEKDAYS[i][0].toUpperCase() + WEEKDAYS[i].slice(1, 3)
-  return runs.map((run) => `${name(run.from)}${run.to > run.from ? `–${name(run.to)}` : ''} ${formatMinutes(run.minutes)}`).join(', ')
+  return runs
+    .map((run) => `${name(run.from)}${run.to > run.from ? `–${name(run.to)}` : ''} ${formatMinutes(run.minutes)}`)
+    .join(', ')
 }
 
 const weekTotal = (targets: Version['targetMinutes']) => WEEKDAYS.reduce((sum, day) => sum + targets[day], 0)
 
 const breakRulesSummary = (rules: Version['breakRules']) =>
-  rules.length ? rules.map((rule) => `over ${formatMinutes(rule.afterMinutes)}: ${rule.minBreakMinutes} min`).join('; ') : 'none'
+  rules.length
+    ? rules.map((rule) => `over ${formatMinutes(rule.afterMinutes)}: ${rule.minBreakMinutes} min`).join('; ')
+    : 'none'
 
 function versionRow(version: Version, inEffect: boolean) {
   const first = version.validFrom === FIRST_VERSION_DAY
   const when = describeDay(version.validFrom)
   return h(
     'tr',
-    { 'data-version-id': version.id, 'data-valid-from': version.validFrom, class: editing?.id === version.id ? 'editing' : '' },
+    {
+      'data-version-id': version.id,
+      'data-valid-from': version.validFrom,
+      class: editing?.id === version.id ? 'editing' : ''
+    },
     h(
       'td',
       { 'data-label': 'Valid from' },
@@ -91,22 +107,52 @@ function versionRow(version: Version, inEffect: boolean) {
       inEffect && ' ',
       inEffect && h('span', { class: 'badge ok' }, 'in effect today')
     ),
-    h('td', { 'data-label': 'Targets', class: 'targets' }, targetsSummary(version.targetMinutes), h('div', { class: 'muted' }, `${formatMinutes(weekTotal(version.targetMinutes))} a week`)),
+    h(
+      'td',
+      { 'data-label': 'Targets', class: 'targets' },
+      targetsSummary(version.targetMinutes),
+      h('div', { class: 'muted' }, `${formatMinutes(weekTotal(version.targetMinutes))} a week`)
+    ),
     h('td', { 'data-label': 'Break rules' }, breakRulesSummary(version.breakRules)),
     h('td', { 'data-label': 'Maximum a day' }, formatMinutes(version.maxDailyMinutes)),
-    h('td', { 'data-label': 'Carry-over cap' }, version.carryOverCapMinutes === null ? 'no cap' : formatMinutes(version.carryOverCapMinutes)),
+    h(
+      'td',
+      { 'data-label': 'Carry-over cap' },
+      version.carryOverCapMinutes === null ? 'no cap' : formatMinutes(version.carryOverCapMinutes)
+    ),
     h(
       'td',
       { class: 'actions' },
-      h('button', { type: 'button', class: 'edit', 'aria-label': `Edit the version from ${when}`, onclick: () => startEditing(version) }, 'Edit'),
-      !first && h('button', { type: 'button', class: 'danger delete', 'aria-label': `Delete the version from ${when}`, onclick: () => deleteVersion(version) }, 'Delete')
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'edit',
+          'aria-label': `Edit the version from ${when}`,
+          onclick: () => startEditing(version)
+        },
+        'Edit'
+      ),
+      !first &&
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger delete',
+            'aria-label': `Delete the version from ${when}`,
+            onclick: () => deleteVersion(version)
+          },
+          'Delete'
+        )
     )
   )
 }
 
 function renderList() {
   const current = versionOn(todayInCompany())
-  byId('working-times').querySelector('tbody')!.replaceChildren(...versions.map((version) => versionRow(version, version.id === current?.id)))
+  byId('working-times')
+    .querySelector('tbody')!
+    .replaceChildren(...versions.map((version) => versionRow(version, version.id === current?.id)))
 }
 
 async function reload() {
@@ -118,15 +164,39 @@ async function reload() {
 // The form
 
 const numberInput = (field: string, value: number | null, attributes: Record<string, string | number> = {}) =>
-  h('input', { type: 'number', step: 1, min: 0, max: 1440, inputmode: 'numeric', 'data-field': field, value: value ?? '', required: true, ...attributes })
+  h('input', {
+    type: 'number',
+    step: 1,
+    min: 0,
+    max: 1440,
+    inputmode: 'numeric',
+    'data-field': field,
+    value: value ?? '',
+    required: true,
+    ...attributes
+  })
 
 function breakRuleRow(rule: { afterMinutes: number; minBreakMinutes: number }, index: number) {
   const row = h(
     'div',
     { class: 'break-rule' },
-    h('label', {}, 'After (min)', numberInput(`breakRules.${index}.afterMinutes`, rule.afterMinutes, { class: 'after' })),
-    h('label', {}, 'Break (min)', numberInput(`breakRules.${index}.minBreakMinutes`, rule.minBreakMinutes, { class: 'break', min: 1 })),
-    h('button', { type: 'button', class: 'link', onclick: () => (row.remove(), renumberBreakRules(), (touched = true)) }, 'Remove')
+    h(
+      'label',
+      {},
+      'After (min)',
+      numberInput(`breakRules.${index}.afterMinutes`, rule.afterMinutes, { class: 'after' })
+    ),
+    h(
+      'label',
+      {},
+      'Break (min)',
+      numberInput(`breakRules.${index}.minBreakMinutes`, rule.minBreakMinutes, { class: 'break', min: 1 })
+    ),
+    h(
+      'button',
+      { type: 'button', class: 'link', onclick: () => (row.remove(), renumberBreakRules(), (touched = true)) },
+      'Remove'
+    )
   )
   return row
 }
@@ -146,12 +216,16 @@ function fillModel(model: Version) {
     ...WEEKDAYS.map((day) => {
       const input = numberInput(`targetMinutes.${day}`, model.targetMinutes[day], { id: `target-${day}` })
       const hint = h('small', { class: 'muted' }, formatMinutes(model.targetMinutes[day]))
-      input.addEventListener('input', () => (hint.textContent = input.value === '' ? '' : formatMinutes(Number(input.value))))
+      input.addEventListener(
+        'input',
+        () => (hint.textContent = input.value === '' ? '' : formatMinutes(Number(input.value)))
+      )
       return h('label', {}, day[0].toUpperCase() + day.slice(1, 3), input, hint)
     })
   )
   byId<HTMLInputElement>('max-daily').value = String(model.maxDailyMinutes)
-  byId<HTMLInputElement>('carry-cap').value = model.carryOverCapMinutes === null ? '' : String(model.carryOverCapMinutes)
+  byId<HTMLInputElement>('carry-cap').value =
+    model.carryOverCapMinutes === null ? '' : String(model.carryOverCapMinutes)
   byId('break-rules').replaceChildren(...model.breakRules.map(breakRuleRow))
   touched = false
 }
@@ -171,7 +245,8 @@ function startAdding() {
   from.value = day
   from.disabled = false
   byId('working-time-form-title').textContent = 'Add a version'
-  byId('valid-from-hint').textContent = 'The values below are those in effect on that day: change what changes from then on.'
+  byId('valid-from-hint').textContent =
+    'The values below are those in effect on that day: change what changes from then on.'
   byId('working-time-submit').textContent = 'Add version'
   show(byId('working-time-cancel'), false)
   fillModel(versionOn(day))
@@ -198,7 +273,8 @@ function startEditing(version: Version) {
 }
 
 /** Empty or non-numeric inputs are sent as they are, so that the server names the field. */
-const numberOf = (input: HTMLInputElement): number | string => (input.value.trim() !== '' && Number.isFinite(Number(input.value)) ? Number(input.value) : input.value)
+const numberOf = (input: HTMLInputElement): number | string =>
+  input.value.trim() !== '' && Number.isFinite(Number(input.value)) ? Number(input.value) : input.value
 
 function readForm() {
   const value = (id: string) => byId<HTMLInputElement>(id)
@@ -229,7 +305,8 @@ function refusalText(error: ReturnType<WorkingTimesPage['errorText']>) {
       `${months.map(formatMonth).join(', ')} (user ${users.join(', ')}). Reopen ${months.length === 1 ? 'it' : 'them'} first, or let the version begin after ${months.length === 1 ? 'it' : 'them'}.`
     )
   }
-  if (error.code === 409 && error.validationErrors.validFrom) return `Not saved: another version begins on that day; change that one instead.`
+  if (error.code === 409 && error.validationErrors.validFrom)
+    return `Not saved: another version begins on that day; change that one instead.`
   if (Object.keys(error.validationErrors).length) return 'Please correct the marked fields.'
   return error.message
 }
@@ -246,7 +323,10 @@ async function saveVersion(event: SubmitEvent) {
     const wasEditing = editing !== null
     await reload()
     startAdding()
-    page.notice('working-times-status', `${wasEditing ? 'Saved the version' : 'Added a version'} from ${describeDay(saved.validFrom)}; the time sheets are recomputed from that day.`)
+    page.notice(
+      'working-times-status',
+      `${wasEditing ? 'Saved the version' : 'Added a version'} from ${describeDay(saved.validFrom)}; the time sheets are recomputed from that day.`
+    )
   } catch (error) {
     const text = page.errorText(error)
     const unplaced = page.showFieldErrors(form, text.validationErrors)
@@ -256,7 +336,12 @@ async function saveVersion(event: SubmitEvent) {
 
 async function deleteVersion(version: Version) {
   const when = describeDay(version.validFrom)
-  if (!confirm(`Delete the version from ${when}? From that day the version before it applies again, and the time sheets are recomputed.`)) return
+  if (
+    !confirm(
+      `Delete the version from ${when}? From that day the version before it applies again, and the time sheets are recomputed.`
+    )
+  )
+    return
   clearMessages()
   try {
     await page.api('DELETE', `/settings/working-times/${version.id}`)

@@ -49,7 +49,13 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   if (res.status === 401 && path !== '/authentication') {
     signOut('Your session has ended; please sign in again.')
   }
-  if (!res.ok) throw new ApiError(res.status, data?.message ?? `HTTP ${res.status}`, data?.data?.validationErrors, data?.data ?? undefined)
+  if (!res.ok)
+    throw new ApiError(
+      res.status,
+      data?.message ?? `HTTP ${res.status}`,
+      data?.data?.validationErrors,
+      data?.data ?? undefined
+    )
   return data as T
 }
 
@@ -75,7 +81,14 @@ async function signIn(event: SubmitEvent) {
     await openSettings()
   } catch (error) {
     const code = (error as ApiError).code
-    notice('login-error', code === 401 ? 'Sign-in failed: wrong email or password, or not an administrator.' : code === 429 ? 'Too many attempts; wait a minute.' : (error as Error).message)
+    notice(
+      'login-error',
+      code === 401
+        ? 'Sign-in failed: wrong email or password, or not an administrator.'
+        : code === 429
+          ? 'Too many attempts; wait a minute.'
+          : (error as Error).message
+    )
   }
 }
 
@@ -111,16 +124,32 @@ async function openSettings() {
 // API keys
 
 async function loadKeys() {
-  const [keys, usage] = await Promise.all([api<ApiKey[]>('GET', '/settings/api-keys'), api<Usage[]>('GET', '/settings/usage')])
+  const [keys, usage] = await Promise.all([
+    api<ApiKey[]>('GET', '/settings/api-keys'),
+    api<Usage[]>('GET', '/settings/usage')
+  ])
   const body = byId('keys').querySelector('tbody') as HTMLTableSectionElement
-  body.replaceChildren(...keys.map((key) => keyRow(key, usage.filter((u) => u.apiKeyId === key.id))))
+  body.replaceChildren(
+    ...keys.map((key) =>
+      keyRow(
+        key,
+        usage.filter((u) => u.apiKeyId === key.id)
+      )
+    )
+  )
 }
 
 function keyRow(key: ApiKey, usage: Usage[]) {
   const keyCell = h('td', { 'data-label': 'Key' }, h('code', { class: 'masked' }, key.maskedKey))
   const active = !key.revokedAt
   const usageText = usage.length
-    ? usage.map((u) => h('div', {}, `${u.version}: ${u.requestCount.toLocaleString()} request${u.requestCount === 1 ? '' : 's'}, last ${formatDateTime(u.lastUsedAt)}`))
+    ? usage.map((u) =>
+        h(
+          'div',
+          {},
+          `${u.version}: ${u.requestCount.toLocaleString()} request${u.requestCount === 1 ? '' : 's'}, last ${formatDateTime(u.lastUsedAt)}`
+        )
+      )
     : [h('span', { class: 'muted' }, 'not used yet')]
   return h(
     'tr',
@@ -129,13 +158,20 @@ function keyRow(key: ApiKey, usage: Usage[]) {
     keyCell,
     scopesCell(key.scopes),
     h('td', { 'data-label': 'Created' }, formatDateTime(key.createdAt)),
-    h('td', { 'data-label': 'Status' }, active ? h('span', { class: 'badge ok' }, 'active') : h('span', { class: 'badge' }, `revoked ${formatDateTime(key.revokedAt)}`)),
+    h(
+      'td',
+      { 'data-label': 'Status' },
+      active
+        ? h('span', { class: 'badge ok' }, 'active')
+        : h('span', { class: 'badge' }, `revoked ${formatDateTime(key.revokedAt)}`)
+    ),
     h('td', { 'data-label': 'Usage', class: 'usage' }, ...usageText),
     h(
       'td',
       { class: 'actions' },
       active && h('button', { type: 'button', class: 'copy', onclick: () => copyKey(key, keyCell) }, 'Copy'),
-      active && h('button', { type: 'button', class: 'open-dashboard', onclick: () => openDashboard(key) }, 'Dashboard'),
+      active &&
+        h('button', { type: 'button', class: 'open-dashboard', onclick: () => openDashboard(key) }, 'Dashboard'),
       active && h('button', { type: 'button', class: 'danger revoke', onclick: () => revoke(key) }, 'Revoke')
     )
   )
@@ -148,7 +184,10 @@ async function createKey(event: SubmitEvent) {
   try {
     const scopes = chosenScopes()
     // Full access is the server's default: the body stays what it was for the common case.
-    const body = scopes.length === 1 && scopes[0] === '*:write' ? { name: input.value.trim() || null } : { name: input.value.trim() || null, scopes }
+    const body =
+      scopes.length === 1 && scopes[0] === '*:write'
+        ? { name: input.value.trim() || null }
+        : { name: input.value.trim() || null, scopes }
     const created = await api<ApiKey>('POST', '/settings/api-keys', body)
     input.value = ''
     resetScopeChoices()
@@ -158,7 +197,10 @@ async function createKey(event: SubmitEvent) {
     await loadKeys()
   } catch (error) {
     const fields = error instanceof ApiError ? Object.entries(error.validationErrors) : []
-    notice('key-error', fields.length ? fields.map(([field, message]) => `${field} ${message}`).join('; ') : messageOf(error))
+    notice(
+      'key-error',
+      fields.length ? fields.map(([field, message]) => `${field} ${message}`).join('; ') : messageOf(error)
+    )
   }
 }
 
@@ -246,7 +288,12 @@ async function saveCompany(event: SubmitEvent) {
     notice('company-status', 'Saved.')
   } catch (error) {
     const unplaced = error instanceof ApiError ? showFieldErrors(form, error.validationErrors) : []
-    notice('company-error', error instanceof ApiError && Object.keys(error.validationErrors).length ? ['Please correct the marked fields.', ...unplaced].join(' ') : messageOf(error))
+    notice(
+      'company-error',
+      error instanceof ApiError && Object.keys(error.validationErrors).length
+        ? ['Please correct the marked fields.', ...unplaced].join(' ')
+        : messageOf(error)
+    )
   }
 }
 

@@ -19,21 +19,53 @@ for (const db of testDatabases()) {
       const { conn } = scratch
       await conn.migrate.latest({ migrationSource: migrationsUpTo(await migrationBefore(TARGET)) })
       const stamps = { createdAt: '2026-06-10T08:00:00.000Z', updatedAt: '2026-06-10T08:00:00.000Z' }
-      const [company] = await conn('companies').insert({ name: 'Old', country: 'DE', timezone: 'Europe/Berlin', ...stamps }, ['id'])
+      const [company] = await conn('companies').insert(
+        { name: 'Old', country: 'DE', timezone: 'Europe/Berlin', ...stamps },
+        ['id']
+      )
       const companyId = Number(company.id)
       const [role] = await conn('roles').insert({ companyId, name: 'Worker', type: 'worker', ...stamps }, ['id'])
       const [type] = await conn('timeEntryTypes').insert({ companyId, name: 'Work', ...stamps }, ['id'])
       const user = async (n: number, createdAt: string) => {
-        const [row] = await conn('users').insert({ companyId, fullName: `U${n}`, email: `u${n}@old.test`, emailNormalized: `u${n}@old.test`, roleId: role.id, roleType: 'worker', createdAt, updatedAt: createdAt }, ['id'])
+        const [row] = await conn('users').insert(
+          {
+            companyId,
+            fullName: `U${n}`,
+            email: `u${n}@old.test`,
+            emailNormalized: `u${n}@old.test`,
+            roleId: role.id,
+            roleType: 'worker',
+            createdAt,
+            updatedAt: createdAt
+          },
+          ['id']
+        )
         return Number(row.id)
       }
       const withMonths = await user(1, '2026-06-10T08:00:00.000Z')
-      for (const month of ['2026-03-01', '2026-04-01']) await conn('timeSheetMonths').insert({ companyId, userId: withMonths, month, dailyFigures: '[]', ...stamps })
+      for (const month of ['2026-03-01', '2026-04-01'])
+        await conn('timeSheetMonths').insert({ companyId, userId: withMonths, month, dailyFigures: '[]', ...stamps })
       // An entry before the first month row does not move the start: that would open a gap in the chain.
-      await conn('timeEntries').insert({ companyId, userId: withMonths, typeId: type.id, startsAt: '2026-01-05T08:00:00.000Z', endsAt: '2026-01-05T09:00:00.000Z', workedMs: 3_600_000, ...stamps })
+      await conn('timeEntries').insert({
+        companyId,
+        userId: withMonths,
+        typeId: type.id,
+        startsAt: '2026-01-05T08:00:00.000Z',
+        endsAt: '2026-01-05T09:00:00.000Z',
+        workedMs: 3_600_000,
+        ...stamps
+      })
       const withEntry = await user(2, '2026-05-05T08:00:00.000Z')
       // 23:30 UTC on 31 January is 1 February in Berlin.
-      await conn('timeEntries').insert({ companyId, userId: withEntry, typeId: type.id, startsAt: '2026-01-31T23:30:00.000Z', endsAt: '2026-02-01T01:00:00.000Z', workedMs: 5_400_000, ...stamps })
+      await conn('timeEntries').insert({
+        companyId,
+        userId: withEntry,
+        typeId: type.id,
+        startsAt: '2026-01-31T23:30:00.000Z',
+        endsAt: '2026-02-01T01:00:00.000Z',
+        workedMs: 5_400_000,
+        ...stamps
+      })
       const bare = await user(3, '2026-07-14T22:30:00.000Z')
 
       await conn.migrate.latest({ migrationSource: migrationsUpTo(TARGET) })

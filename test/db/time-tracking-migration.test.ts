@@ -10,8 +10,21 @@ import { migrationBefore, migrationsUpTo, scratchDatabase } from '../support/scr
 const TARGET = '20261122000003_time_tracking'
 
 const WEEK = { monday: 480, tuesday: 480, wednesday: 480, thursday: 480, friday: 480, saturday: 0, sunday: 0 }
-const GERMAN = { targetMinutes: WEEK, breakRules: [{ afterMinutes: 360, minBreakMinutes: 30 }, { afterMinutes: 540, minBreakMinutes: 45 }], maxDailyMinutes: 600, carryOverCapMinutes: null }
-const ITALIAN = { targetMinutes: WEEK, breakRules: [{ afterMinutes: 360, minBreakMinutes: 10 }], maxDailyMinutes: 780, carryOverCapMinutes: null }
+const GERMAN = {
+  targetMinutes: WEEK,
+  breakRules: [
+    { afterMinutes: 360, minBreakMinutes: 30 },
+    { afterMinutes: 540, minBreakMinutes: 45 }
+  ],
+  maxDailyMinutes: 600,
+  carryOverCapMinutes: null
+}
+const ITALIAN = {
+  targetMinutes: WEEK,
+  breakRules: [{ afterMinutes: 360, minBreakMinutes: 10 }],
+  maxDailyMinutes: 780,
+  carryOverCapMinutes: null
+}
 
 for (const db of testDatabases()) {
   describe(`time tracking migration [${db.name}]`, function () {
@@ -22,7 +35,8 @@ for (const db of testDatabases()) {
       const { conn } = scratch
       await conn.migrate.latest({ migrationSource: migrationsUpTo(await migrationBefore(TARGET)) })
       const stamps = { createdAt: '2026-06-10T08:00:00.000Z', updatedAt: '2026-06-10T08:00:00.000Z' }
-      for (const country of ['DE', 'IT', 'FR']) await conn('companies').insert({ name: country, country, timezone: 'Europe/Berlin', ...stamps })
+      for (const country of ['DE', 'IT', 'FR'])
+        await conn('companies').insert({ name: country, country, timezone: 'Europe/Berlin', ...stamps })
 
       await conn.migrate.latest({ migrationSource: migrationsUpTo(TARGET) })
       const rows = await conn('companies').orderBy('id').select('country', 'workingTime')

@@ -25,35 +25,82 @@ for (const db of testDatabases()) {
       await conn.migrate.latest({ migrationSource: migrationsUpTo(await migrationBefore(TARGET)) })
       const stamps = { createdAt: '2026-06-10T08:00:00.000Z', updatedAt: '2026-06-10T08:00:00.000Z' }
       const model = {
-        targetMinutes: { monday: 300, tuesday: 480, wednesday: 480, thursday: 480, friday: 480, saturday: 0, sunday: 0 },
+        targetMinutes: {
+          monday: 300,
+          tuesday: 480,
+          wednesday: 480,
+          thursday: 480,
+          friday: 480,
+          saturday: 0,
+          sunday: 0
+        },
         breakRules: [{ afterMinutes: 360, minBreakMinutes: 30 }],
         maxDailyMinutes: 600,
         carryOverCapMinutes: 1200
       }
-      const [company] = await conn('companies').insert({ name: 'Old', country: 'DE', timezone: 'Europe/Berlin', workingTime: JSON.stringify(model), ...stamps }, ['id'])
+      const [company] = await conn('companies').insert(
+        { name: 'Old', country: 'DE', timezone: 'Europe/Berlin', workingTime: JSON.stringify(model), ...stamps },
+        ['id']
+      )
       const companyId = Number(company.id)
       const [role] = await conn('roles').insert({ companyId, name: 'Worker', type: 'worker', ...stamps }, ['id'])
-      const [overtime] = await conn('userAbsenceTypes').insert({ companyId, name: 'Überstundenabbau', needApproval: true, needCompensation: true, ...stamps }, ['id'])
+      const [overtime] = await conn('userAbsenceTypes').insert(
+        { companyId, name: 'Überstundenabbau', needApproval: true, needCompensation: true, ...stamps },
+        ['id']
+      )
       const [user] = await conn('users').insert(
-        { companyId, fullName: 'U', email: 'u@old.test', emailNormalized: 'u@old.test', roleId: role.id, roleType: 'worker', employedFrom: '2026-06-01', openingBalance: 0, ...stamps },
+        {
+          companyId,
+          fullName: 'U',
+          email: 'u@old.test',
+          emailNormalized: 'u@old.test',
+          roleId: role.id,
+          roleType: 'worker',
+          employedFrom: '2026-06-01',
+          openingBalance: 0,
+          ...stamps
+        },
         ['id']
       )
       const userId = Number(user.id)
       // Monday 2026-06-15, approved, no compensation decision yet: the old rule took the 300 minutes off the target.
       await conn('userAbsences').insert({
-        companyId, userId, typeId: overtime.id, startsAt: '2026-06-14T22:00:00.000Z', endsAt: '2026-06-15T22:00:00.000Z',
-        requestedAt: '2026-06-10T08:00:00.000Z', approvedAt: '2026-06-10T09:00:00.000Z', status: 'approved', ...stamps
+        companyId,
+        userId,
+        typeId: overtime.id,
+        startsAt: '2026-06-14T22:00:00.000Z',
+        endsAt: '2026-06-15T22:00:00.000Z',
+        requestedAt: '2026-06-10T08:00:00.000Z',
+        approvedAt: '2026-06-10T09:00:00.000Z',
+        status: 'approved',
+        ...stamps
       })
       // The month row as the old rule stored it: June has 21 weekdays, 5 Mondays (1 500) and 17 other weekdays (8 160); one Monday off.
       const oldTargetMs = (1500 + 8160 - 300) * MINUTE_MS
       await conn('timeSheetMonths').insert({
-        companyId, userId, month: '2026-06-01', sumTargetComputedMs: oldTargetMs, sumActualComputedMs: 0, carryOutComputedMs: -oldTargetMs, carryOutMs: -oldTargetMs, dailyFigures: '[]', ...stamps
+        companyId,
+        userId,
+        month: '2026-06-01',
+        sumTargetComputedMs: oldTargetMs,
+        sumActualComputedMs: 0,
+        carryOutComputedMs: -oldTargetMs,
+        carryOutMs: -oldTargetMs,
+        dailyFigures: '[]',
+        ...stamps
       })
 
-      const env = { DATABASE_URL: url, DATA_DIR: path.dirname(url.startsWith('sqlite://') ? url.slice('sqlite://'.length) : fs.mkdtempSync('/tmp/cc-')) }
+      const env = {
+        DATABASE_URL: url,
+        DATA_DIR: path.dirname(url.startsWith('sqlite://') ? url.slice('sqlite://'.length) : fs.mkdtempSync('/tmp/cc-'))
+      }
       const migrated = await runCli(['migrate', '--json'], env)
       assert.equal(migrated.code, 0, migrated.stderr)
-      assert.deepEqual(JSON.parse(migrated.stdout).applied.map((name: string) => name.replace(/\.(ts|js)$/, '')).slice(0, 1), [TARGET])
+      assert.deepEqual(
+        JSON.parse(migrated.stdout)
+          .applied.map((name: string) => name.replace(/\.(ts|js)$/, ''))
+          .slice(0, 1),
+        [TARGET]
+      )
 
       const versions = await conn('companyWorkingTimes').where({ companyId })
       assert.equal(versions.length, 1)
@@ -64,10 +111,17 @@ for (const db of testDatabases()) {
       assert.deepEqual(json(versions[0].breakRules), model.breakRules)
       assert.deepEqual([Number(versions[0].maxDailyMinutes), Number(versions[0].carryOverCapMinutes)], [600, 1200])
       const columns = Object.keys(await conn('companies').columnInfo())
-      assert.ok(!columns.includes('working_time') && !columns.includes('workingTime'), `companies still has working_time: ${columns}`)
+      assert.ok(
+        !columns.includes('working_time') && !columns.includes('workingTime'),
+        `companies still has working_time: ${columns}`
+      )
 
       const month = await conn('timeSheetMonths').where({ companyId, userId }).first()
-      assert.equal(Number(month.sumTargetComputedMs), (1500 + 8160) * MINUTE_MS, 'the compensation Monday keeps its target')
+      assert.equal(
+        Number(month.sumTargetComputedMs),
+        (1500 + 8160) * MINUTE_MS,
+        'the compensation Monday keeps its target'
+      )
       await assertMatchesRecomputation(conn, companyId, userId)
 
       // Run again: nothing is pending, nothing is recomputed.

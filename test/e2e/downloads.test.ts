@@ -16,7 +16,9 @@ forEachDatabase('downloads in Chromium', (suite) => {
 
   before(async function () {
     if (!fs.existsSync(CHROMIUM)) {
-      console.log(`\n    SKIPPED the browser download tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)\n`)
+      console.log(
+        `\n    SKIPPED the browser download tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)\n`
+      )
       this.skip()
     }
     this.timeout(120000)
@@ -41,11 +43,16 @@ forEachDatabase('downloads in Chromium', (suite) => {
       ]) {
         const body = new FormData()
         body.append('file', new Blob([new Uint8Array(PDF)], { type: 'application/pdf' }), sent)
-        const created = await company.api.post(`/v1/assignments/${assignment.body.id}/uploads`, undefined, { raw: body })
+        const created = await company.api.post(`/v1/assignments/${assignment.body.id}/uploads`, undefined, {
+          raw: body
+        })
         assert.equal(created.status, 201)
         const page = await context.newPage()
         // Navigating to an attachment starts a download instead of a page load.
-        const [download] = await Promise.all([page.waitForEvent('download'), page.goto(created.body.downloadUrl).catch(() => undefined)])
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.goto(created.body.downloadUrl).catch(() => undefined)
+        ])
         assert.equal(download.suggestedFilename(), saved)
         assert.deepEqual(fs.readFileSync(await download.path()), PDF)
         await page.close()

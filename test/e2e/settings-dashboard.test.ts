@@ -26,7 +26,9 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
 
   before(async function () {
     if (!fs.existsSync(CHROMIUM)) {
-      console.log(`\n    SKIPPED the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)\n`)
+      console.log(
+        `\n    SKIPPED the browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)\n`
+      )
       this.skip()
     }
     this.timeout(120000)
@@ -47,7 +49,8 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     await context?.close()
   })
 
-  const adminEmail = async (company: TestCompany) => (await suite.server().knex('users').where({ id: company.adminUserId }).first()).email as string
+  const adminEmail = async (company: TestCompany) =>
+    (await suite.server().knex('users').where({ id: company.adminUserId }).first()).email as string
 
   async function openPage(path: string) {
     const page = await context.newPage()
@@ -75,7 +78,10 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
 
     await signIn(page, await adminEmail(company), PASSWORD)
     await keyRow(page, company.apiKeyId).waitFor()
-    assert.equal(await keyRow(page, company.apiKeyId).locator('code.masked').textContent(), `ck_…${company.apiKey.slice(-4)}`)
+    assert.equal(
+      await keyRow(page, company.apiKeyId).locator('code.masked').textContent(),
+      `ck_…${company.apiKey.slice(-4)}`
+    )
     assert.equal((await page.content()).includes(company.apiKey), false, 'the list shows keys masked')
 
     await page.fill('#key-name', 'Payroll export')
@@ -91,7 +97,10 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), newKey)
     assert.equal(await keyRow(page, created.id).locator('input.secret').inputValue(), newKey)
     await keyRow(page, company.apiKeyId).locator('button.copy').click()
-    await page.waitForFunction((expected) => navigator.clipboard.readText().then((text) => text === expected), company.apiKey)
+    await page.waitForFunction(
+      (expected) => navigator.clipboard.readText().then((text) => text === expected),
+      company.apiKey
+    )
 
     const used = await company.api.withKey(newKey).get('/v1/customers')
     assert.equal(used.status, 200)
@@ -110,7 +119,11 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
   it('refuses users who are not admins', async function () {
     this.timeout(60000)
     const company = await suite.company({ adminPassword: PASSWORD })
-    const worker = await company.api.post('/v1/users', { fullName: 'Otto Office', email: `otto-${Date.now()}@example.test`, password: PASSWORD })
+    const worker = await company.api.post('/v1/users', {
+      fullName: 'Otto Office',
+      email: `otto-${Date.now()}@example.test`,
+      password: PASSWORD
+    })
     assert.equal(worker.status, 201)
     const { page } = await openPage('/settings')
     await signIn(page, worker.body.email, PASSWORD)
@@ -122,18 +135,27 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     this.timeout(90000)
     const company = await suite.company({ adminPassword: PASSWORD })
     const versionsOf = async () =>
-      (await suite.server().knex('company_working_times').where({ companyId: company.id }).orderBy('validFrom')).map((row: any) => ({
-        ...row,
-        targetMinutes: jsonOf(row.targetMinutes),
-        breakRules: jsonOf(row.breakRules)
-      }))
+      (await suite.server().knex('company_working_times').where({ companyId: company.id }).orderBy('validFrom')).map(
+        (row: any) => ({
+          ...row,
+          targetMinutes: jsonOf(row.targetMinutes),
+          breakRules: jsonOf(row.breakRules)
+        })
+      )
     const { page, problems } = await openPage('/settings')
     await signIn(page, await adminEmail(company), PASSWORD)
     const versionRow = (validFrom: string) => page.locator(`#working-times tbody tr[data-valid-from="${validFrom}"]`)
     await versionRow('1970-01-01').waitFor()
     assert.equal(await page.locator('#working-times tbody tr').count(), 1)
-    assert.match((await versionRow('1970-01-01').textContent()) ?? '', /the start.*in effect today.*Mon–Fri 8:00 h, Sat–Sun 0:00 h/)
-    assert.equal(await versionRow('1970-01-01').locator('button.delete').count(), 0, 'the first version cannot be deleted')
+    assert.match(
+      (await versionRow('1970-01-01').textContent()) ?? '',
+      /the start.*in effect today.*Mon–Fri 8:00 h, Sat–Sun 0:00 h/
+    )
+    assert.equal(
+      await versionRow('1970-01-01').locator('button.delete').count(),
+      0,
+      'the first version cannot be deleted'
+    )
     // The form adds a version from tomorrow (company timezone), prefilled with the version in effect then.
     assert.equal(await page.inputValue('#valid-from'), addDays(today('Europe/Berlin'), 1))
     assert.equal(await page.inputValue('#target-monday'), '480')
@@ -164,12 +186,18 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     await page.click('#working-time-form button[type=submit]')
     await page.locator('#working-times-status', { hasText: 'Added a version' }).waitFor()
     await versionRow('2025-03-01').waitFor()
-    assert.match((await versionRow('2025-03-01').textContent()) ?? '', /Mon 7:00 h, Tue–Thu 8:00 h, Fri 5:00 h, Sat–Sun 0:00 h/)
+    assert.match(
+      (await versionRow('2025-03-01').textContent()) ?? '',
+      /Mon 7:00 h, Tue–Thu 8:00 h, Fri 5:00 h, Sat–Sun 0:00 h/
+    )
     assert.equal(await page.locator('#target-monday[aria-invalid]').count(), 0, 'the marks are cleared')
     const [first, added] = await versionsOf()
     assert.equal(first.targetMinutes.monday, 480, 'the first version is untouched')
     assert.equal(added.validFrom, '2025-03-01')
-    assert.deepEqual([added.targetMinutes.monday, added.targetMinutes.friday, added.carryOverCapMinutes], [420, 300, 1200])
+    assert.deepEqual(
+      [added.targetMinutes.monday, added.targetMinutes.friday, added.carryOverCapMinutes],
+      [420, 300, 1200]
+    )
     assert.deepEqual(added.breakRules[2], { afterMinutes: 600, minBreakMinutes: 60 })
 
     // The form fills in the version in effect on the chosen day.
@@ -183,13 +211,23 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     await page.click('#working-time-form button[type=submit]')
     await page.locator('#working-time-error', { hasText: 'another version begins on that day' }).waitFor()
     await page.locator('#valid-from[aria-invalid]').waitFor()
-    const worker = (await company.api.post('/v1/users', { fullName: 'Lena Locked', email: `lena-${Date.now()}@example.test`, employedFrom: '2025-01-01' })).body
-    const february = (await company.api.get('/v1/time-sheet-months/by-user', { userId: worker.id, month: '2025-02-01' })).body
+    const worker = (
+      await company.api.post('/v1/users', {
+        fullName: 'Lena Locked',
+        email: `lena-${Date.now()}@example.test`,
+        employedFrom: '2025-01-01'
+      })
+    ).body
+    const february = (
+      await company.api.get('/v1/time-sheet-months/by-user', { userId: worker.id, month: '2025-02-01' })
+    ).body
     assert.equal((await company.api.patch(`/v1/time-sheet-months/${february.id}`, { status: 'submitted' })).status, 200)
     assert.equal((await company.api.patch(`/v1/time-sheet-months/${february.id}`, { status: 'approved' })).status, 200)
     await page.fill('#valid-from', '2025-02-10')
     await page.click('#working-time-form button[type=submit]')
-    await page.locator('#working-time-error', { hasText: /locked month February 2025 \(user \d+\)\. Reopen it first/ }).waitFor()
+    await page
+      .locator('#working-time-error', { hasText: /locked month February 2025 \(user \d+\)\. Reopen it first/ })
+      .waitFor()
     assert.match((await page.locator('label:has(#valid-from) .field-error').textContent()) ?? '', /locked month/)
     assert.equal((await versionsOf()).length, 2)
 
@@ -220,7 +258,9 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     this.timeout(60000)
     const company = await suite.company({ adminPassword: PASSWORD })
     const api = company.api
-    const worker = (await api.post('/v1/users', { fullName: 'Tina Tischler', email: `tina-${Date.now()}@example.test` })).body
+    const worker = (
+      await api.post('/v1/users', { fullName: 'Tina Tischler', email: `tina-${Date.now()}@example.test` })
+    ).body
     const gang = (await api.post('/v1/gangs', { name: 'Kolonne Nord', userIds: [worker.id] })).body
     const customer = (await api.post('/v1/customers', { companyName: 'Bauherr AG' })).body
     const assignment = (await api.post('/v1/assignments', { name: 'Neubau', customerId: customer.id })).body
@@ -250,7 +290,11 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     await page.locator(`#gangs li.lane[data-gang-id="${gang.id}"] .event`, { hasText: 'Dach decken' }).waitFor()
     assert.equal(await page.locator('#clocked-in-count').textContent(), '0')
 
-    const entry = await api.post('/v1/time-entries', { userId: worker.id, typeId: entryType.id, startsAt: new Date(now - 3600_000).toISOString() })
+    const entry = await api.post('/v1/time-entries', {
+      userId: worker.id,
+      typeId: entryType.id,
+      startsAt: new Date(now - 3600_000).toISOString()
+    })
     assert.equal(entry.status, 201)
     const tile = page.locator(`#clocked-in li.tile[data-entry-id="${entry.body.id}"]`)
     await tile.locator('.who', { hasText: 'Tina Tischler' }).waitFor()
@@ -269,9 +313,18 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
       assignedUsers: [worker.id]
     })
     await lane.locator(`.event[data-event-id="${direct.body.id}"]`, { hasText: 'Gerüst abbauen' }).waitFor()
-    const loose = await api.post('/v1/assignment-events', { assignmentId: assignment.id, typeId: eventType.id, name: 'Material holen', startsAt: new Date(now).toISOString(), endsAt: inTwoHours })
+    const loose = await api.post('/v1/assignment-events', {
+      assignmentId: assignment.id,
+      typeId: eventType.id,
+      name: 'Material holen',
+      startsAt: new Date(now).toISOString(),
+      endsAt: inTwoHours
+    })
     await page.locator(`#unassigned .event[data-event-id="${loose.body.id}"]`).waitFor()
-    await api.patch(`/v1/assignment-events/${loose.body.id}`, { startsAt: '2020-01-01T08:00:00Z', endsAt: '2020-01-01T09:00:00Z' })
+    await api.patch(`/v1/assignment-events/${loose.body.id}`, {
+      startsAt: '2020-01-01T08:00:00Z',
+      endsAt: '2020-01-01T09:00:00Z'
+    })
     await page.locator(`#unassigned .event[data-event-id="${loose.body.id}"]`).waitFor({ state: 'detached' })
 
     await api.patch(`/v1/time-entries/${entry.body.id}`, { endsAt: new Date().toISOString() })
@@ -298,8 +351,13 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     await page.reload()
     await page.locator('#connection[data-state=live]').waitFor()
 
-    const login = await suite.server().http.post('/authentication', { strategy: 'local', email: await adminEmail(company), password: PASSWORD })
-    const revoked = await suite.server().http.withKey(login.body.accessToken).delete(`/settings/api-keys/${company.apiKeyId}`)
+    const login = await suite
+      .server()
+      .http.post('/authentication', { strategy: 'local', email: await adminEmail(company), password: PASSWORD })
+    const revoked = await suite
+      .server()
+      .http.withKey(login.body.accessToken)
+      .delete(`/settings/api-keys/${company.apiKeyId}`)
     assert.equal(revoked.status, 204)
     await page.locator('#connection[data-state=offline]').waitFor()
     await page.locator('#key-error', { hasText: 'not accepted' }).waitFor()
@@ -327,7 +385,14 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     await page.locator('#admin-status', { hasText: 'Nina Newadmin can now sign in' }).waitFor()
     const nina = await suite.server().knex('users').where({ emailNormalized: newEmail.toLowerCase() }).first()
     assert.equal(nina.roleType, 'admin')
-    assert.equal((await suite.server().http.post('/authentication', { strategy: 'local', email: newEmail, password: 'nina password' })).status, 201)
+    assert.equal(
+      (
+        await suite
+          .server()
+          .http.post('/authentication', { strategy: 'local', email: newEmail, password: 'nina password' })
+      ).status,
+      201
+    )
 
     page.once('dialog', (dialog) => void dialog.accept())
     await adminRow(nina.id).locator('button.deactivate').click()
@@ -352,7 +417,11 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
     const token = await page.evaluate(() => sessionStorage.getItem('crewclock.settings.token'))
     await page.click('#logout')
     await page.locator('#login-view').waitFor()
-    assert.equal((await suite.server().http.withKey(token!).get('/settings/company')).status, 401, 'logout ended the session on the server')
+    assert.equal(
+      (await suite.server().http.withKey(token!).get('/settings/company')).status,
+      401,
+      'logout ended the session on the server'
+    )
     assert.deepEqual(problems, [])
   })
 
@@ -367,7 +436,9 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
 
     const sent = async (action: () => Promise<void>) => {
       const request = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/settings/api-keys'))
-      const response = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/settings/api-keys'))
+      const response = page.waitForResponse(
+        (r) => r.request().method() === 'POST' && r.url().endsWith('/settings/api-keys')
+      )
       await action()
       return { body: JSON.parse((await request).postData() ?? '{}'), response: await response }
     }

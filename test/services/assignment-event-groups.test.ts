@@ -28,24 +28,53 @@ forEachDatabase('assignment-event-groups', (suite) => {
     assignmentA = await newAssignment(a)
   })
 
-  it('creates a group with defaults: first active group type, order after the assignment\'s last group (201, full shape)', async () => {
+  it("creates a group with defaults: first active group type, order after the assignment's last group (201, full shape)", async () => {
     const assignmentId = await newAssignment(a)
     const res = await a.api.post('/v1/assignment-event-groups', { assignmentId })
     assert.equal(res.status, 201)
-    assert.deepEqual(Object.keys(res.body).sort(), ['assignmentId', 'createdAt', 'externalId', 'id', 'note', 'order', 'typeId', 'updatedAt'])
-    assert.deepEqual([res.body.assignmentId, res.body.typeId, res.body.order, res.body.note], [assignmentId, groupTypes[0], 0, null])
+    assert.deepEqual(Object.keys(res.body).sort(), [
+      'assignmentId',
+      'createdAt',
+      'externalId',
+      'id',
+      'note',
+      'order',
+      'typeId',
+      'updatedAt'
+    ])
+    assert.deepEqual(
+      [res.body.assignmentId, res.body.typeId, res.body.order, res.body.note],
+      [assignmentId, groupTypes[0], 0, null]
+    )
     assert.deepEqual((await a.api.get(`/v1/assignment-event-groups/${res.body.id}`)).body, res.body)
-    const second = await newGroup(a, { assignmentId, typeId: groupTypes[1], note: 'Obergeschoss', externalId: 'g-2', order: null })
-    assert.deepEqual([second.typeId, second.order, second.note, second.externalId], [groupTypes[1], 1, 'Obergeschoss', 'g-2'])
+    const second = await newGroup(a, {
+      assignmentId,
+      typeId: groupTypes[1],
+      note: 'Obergeschoss',
+      externalId: 'g-2',
+      order: null
+    })
+    assert.deepEqual(
+      [second.typeId, second.order, second.note, second.externalId],
+      [groupTypes[1], 1, 'Obergeschoss', 'g-2']
+    )
     assert.equal((await newGroup(a, { assignmentId: await newAssignment(a) })).order, 0)
-    await suite.server().knex('assignmentEventGroupTypes').where({ id: groupTypes[0] }).update({ deactivatedAt: '2026-01-01T00:00:00.000Z' })
+    await suite
+      .server()
+      .knex('assignmentEventGroupTypes')
+      .where({ id: groupTypes[0] })
+      .update({ deactivatedAt: '2026-01-01T00:00:00.000Z' })
     try {
       assert.equal((await newGroup(a, { assignmentId })).typeId, groupTypes[1])
       const retired = await a.api.post('/v1/assignment-event-groups', { assignmentId, typeId: groupTypes[0] })
       assert.equal(retired.status, 400)
       assert.match(retired.body.data.validationErrors.typeId, /deactivated/)
     } finally {
-      await suite.server().knex('assignmentEventGroupTypes').where({ id: groupTypes[0] }).update({ deactivatedAt: null })
+      await suite
+        .server()
+        .knex('assignmentEventGroupTypes')
+        .where({ id: groupTypes[0] })
+        .update({ deactivatedAt: null })
     }
   })
 
@@ -66,14 +95,18 @@ forEachDatabase('assignment-event-groups', (suite) => {
     assert.deepEqual([res.status, res.body.typeId, res.body.order, res.body.note], [200, groupTypes[1], 7, 'changed'])
     assert.equal((await a.api.patch(url, { note: null })).body.note, null)
     const unknown = await a.api.patch(url, { name: 'x', createdAt: '2026-01-01T00:00:00Z' })
-    assert.deepEqual(unknown.body.data.validationErrors, { name: 'is not a field of AssignmentEventGroup', createdAt: 'is read-only' })
+    assert.deepEqual(unknown.body.data.validationErrors, {
+      name: 'is not a field of AssignmentEventGroup',
+      createdAt: 'is read-only'
+    })
   })
 
   it('filters by id, typeId, assignmentId, externalId and timestamps', async () => {
     const assignmentId = await newAssignment(a)
     const g1 = await newGroup(a, { assignmentId, externalId: 'f-1' })
     const g2 = await newGroup(a, { assignmentId, typeId: groupTypes[1] })
-    const q = (query: Record<string, any>) => a.api.get('/v1/assignment-event-groups', query).then((r) => r.body.items.map((g: any) => g.id))
+    const q = (query: Record<string, any>) =>
+      a.api.get('/v1/assignment-event-groups', query).then((r) => r.body.items.map((g: any) => g.id))
     assert.deepEqual(await q({ assignmentId }), [g1.id, g2.id])
     assert.deepEqual(await q({ assignmentId, typeId: groupTypes[1] }), [g2.id])
     assert.deepEqual(await q({ externalId: 'f-1', assignmentId }), [g1.id])
@@ -83,7 +116,11 @@ forEachDatabase('assignment-event-groups', (suite) => {
 
   it('deleting a group keeps its events, ungrouped and marked as changed', async () => {
     const group = await newGroup(a, { assignmentId: assignmentA })
-    const event = await a.api.post('/v1/assignment-events', { assignmentId: assignmentA, typeId: eventType, groupId: group.id })
+    const event = await a.api.post('/v1/assignment-events', {
+      assignmentId: assignmentA,
+      typeId: eventType,
+      groupId: group.id
+    })
     assert.equal(event.body.groupId, group.id)
     await new Promise((resolve) => setTimeout(resolve, 5))
     const res = await a.api.delete(`/v1/assignment-event-groups/${group.id}`)
@@ -105,10 +142,17 @@ forEachDatabase('assignment-event-groups', (suite) => {
     assert.equal((await b.api.get('/v1/assignment-event-groups', { id: group.id })).body.total, 0)
     const assignmentB = await newAssignment(b)
     const typeB = (await b.api.get('/v1/assignment-event-types')).body.items[0].id
-    const event = await b.api.post('/v1/assignment-events', { assignmentId: assignmentB, typeId: typeB, groupId: group.id })
+    const event = await b.api.post('/v1/assignment-events', {
+      assignmentId: assignmentB,
+      typeId: typeB,
+      groupId: group.id
+    })
     assert.equal(event.status, 400)
     assert.ok(event.body.data.validationErrors.groupId)
-    const foreignType = await b.api.post('/v1/assignment-event-groups', { assignmentId: assignmentB, typeId: groupTypes[0] })
+    const foreignType = await b.api.post('/v1/assignment-event-groups', {
+      assignmentId: assignmentB,
+      typeId: groupTypes[0]
+    })
     assert.equal(foreignType.status, 400)
     assert.ok(foreignType.body.data.validationErrors.typeId)
     assert.equal((await a.api.get(url)).status, 200)

@@ -2,9 +2,31 @@ import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
 
 const FIELDS = [
-  'addressDestination', 'addressReturnTo', 'addressStartFrom', 'assignedGangs', 'assignedUsers', 'assignmentId', 'completedAt', 'confirmedAt',
-  'createdAt', 'endsAt', 'externalId', 'groupId', 'id', 'isAllDay', 'isOutward', 'manPower', 'name', 'note', 'order', 'plannedEmployeeCount',
-  'startsAt', 'typeId', 'updatedAt', 'workDays', 'workingTimePerDay'
+  'addressDestination',
+  'addressReturnTo',
+  'addressStartFrom',
+  'assignedGangs',
+  'assignedUsers',
+  'assignmentId',
+  'completedAt',
+  'confirmedAt',
+  'createdAt',
+  'endsAt',
+  'externalId',
+  'groupId',
+  'id',
+  'isAllDay',
+  'isOutward',
+  'manPower',
+  'name',
+  'note',
+  'order',
+  'plannedEmployeeCount',
+  'startsAt',
+  'typeId',
+  'updatedAt',
+  'workDays',
+  'workingTimePerDay'
 ]
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
@@ -27,7 +49,10 @@ forEachDatabase('assignment-events', (suite) => {
     return res.body.id as number
   }
   const newUser = async (company: TestCompany) => {
-    const res = await company.api.post('/v1/users', { fullName: `Monteur ${++n}`, email: `events-${process.pid}-${Date.now()}-${n}@crew.test` })
+    const res = await company.api.post('/v1/users', {
+      fullName: `Monteur ${++n}`,
+      email: `events-${process.pid}-${Date.now()}-${n}@crew.test`
+    })
     assert.equal(res.status, 201)
     return res.body.id as number
   }
@@ -57,7 +82,10 @@ forEachDatabase('assignment-events', (suite) => {
     assert.deepEqual(Object.keys(res.body).sort(), FIELDS)
     assert.equal(res.body.name, work.name)
     assert.equal(res.body.order, 0)
-    assert.deepEqual([res.body.startsAt, res.body.endsAt, res.body.completedAt, res.body.groupId], [null, null, null, null])
+    assert.deepEqual(
+      [res.body.startsAt, res.body.endsAt, res.body.completedAt, res.body.groupId],
+      [null, null, null, null]
+    )
     assert.deepEqual([res.body.isAllDay, res.body.isOutward], [false, false])
     assert.deepEqual([res.body.assignedUsers, res.body.assignedGangs], [[], []])
     assert.deepEqual((await a.api.get(`/v1/assignment-events/${res.body.id}`)).body, res.body)
@@ -70,18 +98,48 @@ forEachDatabase('assignment-events', (suite) => {
 
   it('stores planning figures and validates their bounds', async () => {
     const created = await newEvent(a, {
-      assignmentId: assignmentA, startsAt: '2026-11-23T07:00:00+01:00', endsAt: '2026-11-27T16:00:00+01:00', isAllDay: true,
-      plannedEmployeeCount: 3, workDays: 4.5, workingTimePerDay: 7.5, manPower: 101.25, note: 'Estrich', externalId: 'ext-1'
+      assignmentId: assignmentA,
+      startsAt: '2026-11-23T07:00:00+01:00',
+      endsAt: '2026-11-27T16:00:00+01:00',
+      isAllDay: true,
+      plannedEmployeeCount: 3,
+      workDays: 4.5,
+      workingTimePerDay: 7.5,
+      manPower: 101.25,
+      note: 'Estrich',
+      externalId: 'ext-1'
     })
     assert.deepEqual(
-      [created.startsAt, created.endsAt, created.plannedEmployeeCount, created.workDays, created.workingTimePerDay, created.manPower, created.isAllDay],
+      [
+        created.startsAt,
+        created.endsAt,
+        created.plannedEmployeeCount,
+        created.workDays,
+        created.workingTimePerDay,
+        created.manPower,
+        created.isAllDay
+      ],
       ['2026-11-23T06:00:00.000Z', '2026-11-27T15:00:00.000Z', 3, 4.5, 7.5, 101.25, true]
     )
     const bad = await a.api.post('/v1/assignment-events', {
-      assignmentId: assignmentA, typeId: work.id, plannedEmployeeCount: 10001, workDays: -1, workingTimePerDay: 25, order: 2147483648, startsAt: '2026-11-23', isAllDay: 'yes'
+      assignmentId: assignmentA,
+      typeId: work.id,
+      plannedEmployeeCount: 10001,
+      workDays: -1,
+      workingTimePerDay: 25,
+      order: 2147483648,
+      startsAt: '2026-11-23',
+      isAllDay: 'yes'
     })
     assert.equal(bad.status, 400)
-    assert.deepEqual(Object.keys(bad.body.data.validationErrors).sort(), ['isAllDay', 'order', 'plannedEmployeeCount', 'startsAt', 'workDays', 'workingTimePerDay'])
+    assert.deepEqual(Object.keys(bad.body.data.validationErrors).sort(), [
+      'isAllDay',
+      'order',
+      'plannedEmployeeCount',
+      'startsAt',
+      'workDays',
+      'workingTimePerDay'
+    ])
   })
 
   it('requires assignmentId and typeId; both are create-only', async () => {
@@ -89,7 +147,10 @@ forEachDatabase('assignment-events', (suite) => {
     assert.equal(missing.status, 400)
     assert.deepEqual(Object.keys(missing.body.data.validationErrors).sort(), ['assignmentId', 'typeId'])
     const created = await newEvent(a, { assignmentId: assignmentA })
-    const moved = await a.api.patch(`/v1/assignment-events/${created.id}`, { assignmentId: await newAssignment(a), typeId: travel.id })
+    const moved = await a.api.patch(`/v1/assignment-events/${created.id}`, {
+      assignmentId: await newAssignment(a),
+      typeId: travel.id
+    })
     assert.equal(moved.status, 400)
     assert.equal(moved.body.data.validationErrors.assignmentId, 'can only be set on create')
     assert.equal(moved.body.data.validationErrors.typeId, 'can only be set on create')
@@ -109,10 +170,19 @@ forEachDatabase('assignment-events', (suite) => {
   })
 
   it('keeps endsAt at or after startsAt, also against the stored values', async () => {
-    const res = await a.api.post('/v1/assignment-events', { assignmentId: assignmentA, typeId: work.id, startsAt: '2026-11-23T10:00:00Z', endsAt: '2026-11-23T09:59:59Z' })
+    const res = await a.api.post('/v1/assignment-events', {
+      assignmentId: assignmentA,
+      typeId: work.id,
+      startsAt: '2026-11-23T10:00:00Z',
+      endsAt: '2026-11-23T09:59:59Z'
+    })
     assert.equal(res.status, 400)
     assert.ok(res.body.data.validationErrors.endsAt)
-    const created = await newEvent(a, { assignmentId: assignmentA, startsAt: '2026-11-23T10:00:00Z', endsAt: '2026-11-23T10:00:00Z' })
+    const created = await newEvent(a, {
+      assignmentId: assignmentA,
+      startsAt: '2026-11-23T10:00:00Z',
+      endsAt: '2026-11-23T10:00:00Z'
+    })
     const later = await a.api.patch(`/v1/assignment-events/${created.id}`, { startsAt: '2026-11-23T11:00:00Z' })
     assert.equal(later.status, 400)
     assert.ok(later.body.data.validationErrors.startsAt)
@@ -120,7 +190,11 @@ forEachDatabase('assignment-events', (suite) => {
   })
 
   it('treats completedAt/confirmedAt writes as true (now, kept), false/null (cleared) or a timestamp', async () => {
-    const created = await newEvent(a, { assignmentId: assignmentA, completedAt: true, confirmedAt: '2026-11-20T12:00:00+01:00' })
+    const created = await newEvent(a, {
+      assignmentId: assignmentA,
+      completedAt: true,
+      confirmedAt: '2026-11-20T12:00:00+01:00'
+    })
     assert.match(created.completedAt, ISO)
     assert.ok(Math.abs(Date.parse(created.completedAt) - Date.now()) < 60000)
     assert.equal(created.confirmedAt, '2026-11-20T11:00:00.000Z')
@@ -130,45 +204,98 @@ forEachDatabase('assignment-events', (suite) => {
     assert.equal(again.body.confirmedAt, '2026-11-20T11:00:00.000Z')
     const cleared = await a.api.patch(url, { completedAt: false, confirmedAt: null })
     assert.deepEqual([cleared.body.completedAt, cleared.body.confirmedAt], [null, null])
-    assert.equal((await a.api.patch(url, { completedAt: '2026-11-21T08:00:00Z' })).body.completedAt, '2026-11-21T08:00:00.000Z')
+    assert.equal(
+      (await a.api.patch(url, { completedAt: '2026-11-21T08:00:00Z' })).body.completedAt,
+      '2026-11-21T08:00:00.000Z'
+    )
     const bad = await a.api.patch(url, { completedAt: 'yes', confirmedAt: 1 })
     assert.equal(bad.status, 400)
     assert.match(bad.body.data.validationErrors.completedAt, /ISO 8601/)
     assert.ok(bad.body.data.validationErrors.confirmedAt)
-    const open = await a.api.get('/v1/assignment-events', { assignmentId: assignmentA, confirmedAt: 'null', 'completedAt[$ne]': 'null' })
-    assert.deepEqual(open.body.items.map((e: any) => e.id), [created.id])
+    const open = await a.api.get('/v1/assignment-events', {
+      assignmentId: assignmentA,
+      confirmedAt: 'null',
+      'completedAt[$ne]': 'null'
+    })
+    assert.deepEqual(
+      open.body.items.map((e: any) => e.id),
+      [created.id]
+    )
   })
 
   it('resolves address keywords and one-line addresses to Address objects with an OpenStreetMap link', async () => {
-    await suite.server().knex('companies').where({ id: a.id }).update({ address: JSON.stringify({ street: 'Werkhof 9', zip: '80331', city: 'München', country: 'DE' }) })
-    const assignmentId = await newAssignment(a, { address: { street: 'Baustelle 5', zip: '10115', city: 'Berlin', country: 'DE', externalId: 'site-5' } })
-    const created = await newEvent(a, { assignmentId, addressStartFrom: 'company', addressDestination: 'Assignment', addressReturnTo: 'customer' })
+    await suite
+      .server()
+      .knex('companies')
+      .where({ id: a.id })
+      .update({ address: JSON.stringify({ street: 'Werkhof 9', zip: '80331', city: 'München', country: 'DE' }) })
+    const assignmentId = await newAssignment(a, {
+      address: { street: 'Baustelle 5', zip: '10115', city: 'Berlin', country: 'DE', externalId: 'site-5' }
+    })
+    const created = await newEvent(a, {
+      assignmentId,
+      addressStartFrom: 'company',
+      addressDestination: 'Assignment',
+      addressReturnTo: 'customer'
+    })
     assert.deepEqual(created.addressStartFrom, {
-      supplement: null, street: 'Werkhof 9', clarification: null, zip: '80331', city: 'München', state: null, country: 'DE', externalId: null,
-      latitude: null, longitude: null, link: 'https://www.openstreetmap.org/search?query=Werkhof%209%2C%2080331%20M%C3%BCnchen%2C%20Germany'
+      supplement: null,
+      street: 'Werkhof 9',
+      clarification: null,
+      zip: '80331',
+      city: 'München',
+      state: null,
+      country: 'DE',
+      externalId: null,
+      latitude: null,
+      longitude: null,
+      link: 'https://www.openstreetmap.org/search?query=Werkhof%209%2C%2080331%20M%C3%BCnchen%2C%20Germany'
     })
     assert.equal(created.addressDestination.street, 'Baustelle 5')
     assert.equal(created.addressDestination.externalId, 'site-5')
     assert.equal(created.addressReturnTo.city, 'Hamburg')
     assert.match(created.addressReturnTo.link, /^https:\/\/www\.openstreetmap\.org\/search\?query=Rechnungsweg/)
-    const parsed = await a.api.patch(`/v1/assignment-events/${created.id}`, { addressDestination: 'c/o Rossi, Via Roma 12, 00184 Roma RM, Italia', addressReturnTo: null })
+    const parsed = await a.api.patch(`/v1/assignment-events/${created.id}`, {
+      addressDestination: 'c/o Rossi, Via Roma 12, 00184 Roma RM, Italia',
+      addressReturnTo: null
+    })
     assert.equal(parsed.status, 200)
     const { link, ...address } = parsed.body.addressDestination
     assert.deepEqual(address, {
-      supplement: 'c/o Rossi', street: 'Via Roma 12', clarification: null, zip: '00184', city: 'Roma', state: 'RM', country: 'IT', externalId: null, latitude: null, longitude: null
+      supplement: 'c/o Rossi',
+      street: 'Via Roma 12',
+      clarification: null,
+      zip: '00184',
+      city: 'Roma',
+      state: 'RM',
+      country: 'IT',
+      externalId: null,
+      latitude: null,
+      longitude: null
     })
-    assert.equal(link, 'https://www.openstreetmap.org/search?query=Via%20Roma%2012%2C%2000184%20Roma%2C%20RM%2C%20Italy')
+    assert.equal(
+      link,
+      'https://www.openstreetmap.org/search?query=Via%20Roma%2012%2C%2000184%20Roma%2C%20RM%2C%20Italy'
+    )
     assert.equal(parsed.body.addressReturnTo, null)
     assert.equal(parsed.body.addressStartFrom.city, 'München')
-    const inline = await a.api.patch(`/v1/assignment-events/${created.id}`, { addressStartFrom: 'Hauptstraße 1 10115 Berlin' })
-    assert.deepEqual([inline.body.addressStartFrom.street, inline.body.addressStartFrom.zip, inline.body.addressStartFrom.city], ['Hauptstraße 1', '10115', 'Berlin'])
+    const inline = await a.api.patch(`/v1/assignment-events/${created.id}`, {
+      addressStartFrom: 'Hauptstraße 1 10115 Berlin'
+    })
+    assert.deepEqual(
+      [inline.body.addressStartFrom.street, inline.body.addressStartFrom.zip, inline.body.addressStartFrom.city],
+      ['Hauptstraße 1', '10115', 'Berlin']
+    )
     const noAddress = await newEvent(a, { assignmentId: assignmentA })
     const refused = await a.api.patch(`/v1/assignment-events/${noAddress.id}`, { addressDestination: 'assignment' })
     assert.equal(refused.status, 400)
     assert.equal(refused.body.data.validationErrors.addressDestination, 'the assignment has no address')
     const object = await a.api.patch(`/v1/assignment-events/${noAddress.id}`, { addressStartFrom: { street: 'x' } })
     assert.equal(object.body.data.validationErrors.addressStartFrom, 'must be a string or null')
-    assert.equal((await a.api.patch(`/v1/assignment-events/${noAddress.id}`, { addressStartFrom: '  ' })).body.addressStartFrom, null)
+    assert.equal(
+      (await a.api.patch(`/v1/assignment-events/${noAddress.id}`, { addressStartFrom: '  ' })).body.addressStartFrom,
+      null
+    )
   })
 
   it('assigns users and gangs of the company (ascending ids; deactivated or foreign ones refused)', async () => {
@@ -195,23 +322,40 @@ forEachDatabase('assignment-events', (suite) => {
     assert.deepEqual((await a.api.get(url)).body.assignedUsers, [])
   })
 
-  it('lists a worker\'s schedule with the assignedUserId extension filter: direct and through a gang', async () => {
+  it("lists a worker's schedule with the assignedUserId extension filter: direct and through a gang", async () => {
     const [worker, other] = [await newUser(a), await newUser(a)]
     const gang = await newGang(a, [worker, other])
     const assignmentId = await newAssignment(a)
     const direct = await newEvent(a, { assignmentId, assignedUsers: [worker], startsAt: '2026-11-24T07:00:00Z' })
     const viaGang = await newEvent(a, { assignmentId, assignedGangs: [gang], startsAt: '2026-11-23T07:00:00Z' })
-    const both = await newEvent(a, { assignmentId, assignedUsers: [worker], assignedGangs: [gang], startsAt: '2026-11-25T07:00:00Z' })
+    const both = await newEvent(a, {
+      assignmentId,
+      assignedUsers: [worker],
+      assignedGangs: [gang],
+      startsAt: '2026-11-25T07:00:00Z'
+    })
     const otherOnly = await newEvent(a, { assignmentId, assignedUsers: [other] })
     await newEvent(a, { assignmentId })
     const mine = await a.api.get('/v1/assignment-events', { assignedUserId: worker, '$sort[startsAt]': 1 })
     assert.equal(mine.status, 200)
-    assert.deepEqual(mine.body.items.map((e: any) => e.id), [viaGang.id, direct.id, both.id])
+    assert.deepEqual(
+      mine.body.items.map((e: any) => e.id),
+      [viaGang.id, direct.id, both.id]
+    )
     assert.equal(mine.body.total, 3)
-    const week = await a.api.get('/v1/assignment-events', { assignedUserId: worker, 'startsAt[$gte]': '2026-11-24T00:00:00Z' })
-    assert.deepEqual(week.body.items.map((e: any) => e.id), [direct.id, both.id])
+    const week = await a.api.get('/v1/assignment-events', {
+      assignedUserId: worker,
+      'startsAt[$gte]': '2026-11-24T00:00:00Z'
+    })
+    assert.deepEqual(
+      week.body.items.map((e: any) => e.id),
+      [direct.id, both.id]
+    )
     const anyOf = await a.api.get('/v1/assignment-events', { 'assignedUserId[$in]': [worker, other], assignmentId })
-    assert.deepEqual(anyOf.body.items.map((e: any) => e.id), [direct.id, viaGang.id, both.id, otherOnly.id])
+    assert.deepEqual(
+      anyOf.body.items.map((e: any) => e.id),
+      [direct.id, viaGang.id, both.id, otherOnly.id]
+    )
     assert.equal((await a.api.get('/v1/assignment-events', { assignedUserId: b.adminUserId })).body.total, 0)
     const bad = await a.api.get('/v1/assignment-events', { assignedUserId: 'me' })
     assert.equal(bad.status, 400)
@@ -230,24 +374,43 @@ forEachDatabase('assignment-events', (suite) => {
 
   it('accepts only a group of the same assignment', async () => {
     const group = (await a.api.post('/v1/assignment-event-groups', { assignmentId: assignmentA })).body.id
-    const otherGroup = (await a.api.post('/v1/assignment-event-groups', { assignmentId: await newAssignment(a) })).body.id
+    const otherGroup = (await a.api.post('/v1/assignment-event-groups', { assignmentId: await newAssignment(a) })).body
+      .id
     const created = await newEvent(a, { assignmentId: assignmentA, groupId: group })
     assert.equal(created.groupId, group)
     const wrong = await a.api.patch(`/v1/assignment-events/${created.id}`, { groupId: otherGroup })
     assert.equal(wrong.status, 400)
     assert.match(wrong.body.data.validationErrors.groupId, /same assignment|event's assignment/)
     const foreign = (await b.api.post('/v1/assignment-event-groups', { assignmentId: await newAssignment(b) })).body.id
-    assert.match((await a.api.patch(`/v1/assignment-events/${created.id}`, { groupId: foreign })).body.data.validationErrors.groupId, /references no record/)
+    assert.match(
+      (await a.api.patch(`/v1/assignment-events/${created.id}`, { groupId: foreign })).body.data.validationErrors
+        .groupId,
+      /references no record/
+    )
     assert.equal((await a.api.patch(`/v1/assignment-events/${created.id}`, { groupId: null })).body.groupId, null)
   })
 
   it('filters by the listed fields with operators and sorts', async () => {
     const assignmentId = await newAssignment(a)
     const tag = `E${Date.now()}`
-    const e1 = await newEvent(a, { assignmentId, name: `${tag} Fliesen`, startsAt: '2026-12-01T08:00:00Z', isOutward: true, externalId: `${tag}-1` })
-    const e2 = await newEvent(a, { assignmentId, typeId: travel.id, name: `${tag} Fahrt`, startsAt: '2026-12-02T08:00:00Z', endsAt: '2026-12-02T09:00:00Z', isAllDay: true })
+    const e1 = await newEvent(a, {
+      assignmentId,
+      name: `${tag} Fliesen`,
+      startsAt: '2026-12-01T08:00:00Z',
+      isOutward: true,
+      externalId: `${tag}-1`
+    })
+    const e2 = await newEvent(a, {
+      assignmentId,
+      typeId: travel.id,
+      name: `${tag} Fahrt`,
+      startsAt: '2026-12-02T08:00:00Z',
+      endsAt: '2026-12-02T09:00:00Z',
+      isAllDay: true
+    })
     const e3 = await newEvent(a, { assignmentId, name: `${tag} Abnahme` })
-    const q = (query: Record<string, any>) => a.api.get('/v1/assignment-events', { assignmentId, ...query }).then((r) => r.body.items.map((e: any) => e.id))
+    const q = (query: Record<string, any>) =>
+      a.api.get('/v1/assignment-events', { assignmentId, ...query }).then((r) => r.body.items.map((e: any) => e.id))
     assert.deepEqual(await q({ typeId: travel.id }), [e2.id])
     assert.deepEqual(await q({ 'name[$like]': '%fliesen' }), [e1.id])
     assert.deepEqual(await q({ isAllDay: true }), [e2.id])
@@ -271,8 +434,15 @@ forEachDatabase('assignment-events', (suite) => {
     const type = await knex('timeEntryTypes').where({ companyId: a.id, isUnassigned: false }).first('id')
     const now = new Date().toISOString()
     await knex('timeEntries').insert({
-      companyId: a.id, userId: a.adminUserId, typeId: type.id, assignmentId: assignmentA, eventId: booked.id,
-      startsAt: '2026-11-03T08:00:00.000Z', endsAt: '2026-11-03T09:00:00.000Z', createdAt: now, updatedAt: now
+      companyId: a.id,
+      userId: a.adminUserId,
+      typeId: type.id,
+      assignmentId: assignmentA,
+      eventId: booked.id,
+      startsAt: '2026-11-03T08:00:00.000Z',
+      endsAt: '2026-11-03T09:00:00.000Z',
+      createdAt: now,
+      updatedAt: now
     })
     const refused = await a.api.delete(`/v1/assignment-events/${booked.id}`)
     assert.equal(refused.status, 409)
@@ -291,7 +461,11 @@ forEachDatabase('assignment-events', (suite) => {
     const assignmentB = await newAssignment(b)
     const foreignType = await b.api.post('/v1/assignment-events', { assignmentId: assignmentB, typeId: work.id })
     assert.ok(foreignType.body.data.validationErrors.typeId)
-    const keyword = await b.api.post('/v1/assignment-events', { assignmentId: assignmentB, typeId: typeB, addressReturnTo: 'customer' })
+    const keyword = await b.api.post('/v1/assignment-events', {
+      assignmentId: assignmentB,
+      typeId: typeB,
+      addressReturnTo: 'customer'
+    })
     assert.equal(keyword.status, 201)
     assert.equal(keyword.body.addressReturnTo.city, 'Hamburg')
     assert.notEqual(customerA, (await b.api.get(`/v1/assignments/${assignmentB}`)).body.customerId)

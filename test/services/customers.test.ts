@@ -72,13 +72,23 @@ forEachDatabase('customers', (suite) => {
   it('filters by every listed field with operators and sorts', async () => {
     const tag = `F${Date.now()}`
     for (const [i, name] of ['Alpha', 'beta', 'Gamma'].entries()) {
-      await a.api.post('/v1/customers', { companyName: `${tag} ${name}`, number: `${tag}-${i}`, externalId: `${tag}-ext-${i}` })
+      await a.api.post('/v1/customers', {
+        companyName: `${tag} ${name}`,
+        number: `${tag}-${i}`,
+        externalId: `${tag}-ext-${i}`
+      })
     }
     const like = await a.api.get('/v1/customers', { 'companyName[$like]': `%${tag} B%` })
     assert.equal(like.status, 200)
-    assert.deepEqual(like.body.items.map((c: any) => c.companyName), [`${tag} beta`])
+    assert.deepEqual(
+      like.body.items.map((c: any) => c.companyName),
+      [`${tag} beta`]
+    )
     const sorted = await a.api.get('/v1/customers', { 'number[$in]': [`${tag}-0`, `${tag}-2`], '$sort[number]': -1 })
-    assert.deepEqual(sorted.body.items.map((c: any) => c.number), [`${tag}-2`, `${tag}-0`])
+    assert.deepEqual(
+      sorted.body.items.map((c: any) => c.number),
+      [`${tag}-2`, `${tag}-0`]
+    )
     const ext = await a.api.get('/v1/customers', { externalId: `${tag}-ext-1` })
     assert.equal(ext.body.total, 1)
     const nin = await a.api.get('/v1/customers', { 'number[$like]': `${tag}-%`, 'number[$nin]': `${tag}-1` })

@@ -6,7 +6,10 @@ forEachDatabase('gangs', (suite) => {
   let b: TestCompany
   let n = 0
   const newUser = async (company: TestCompany, fullName = 'Member') => {
-    const res = await company.api.post('/v1/users', { fullName, email: `gang-${process.pid}-${Date.now()}-${++n}@crew.test` })
+    const res = await company.api.post('/v1/users', {
+      fullName,
+      email: `gang-${process.pid}-${Date.now()}-${++n}@crew.test`
+    })
     assert.equal(res.status, 201)
     return res.body.id as number
   }
@@ -21,7 +24,16 @@ forEachDatabase('gangs', (suite) => {
     const [u1, u2] = [await newUser(a), await newUser(a)]
     const res = await a.api.post('/v1/gangs', { name: 'Kolonne Nord', userIds: [u2, u1], externalId: 'g-1' })
     assert.equal(res.status, 201)
-    assert.deepEqual(Object.keys(res.body).sort(), ['createdAt', 'deactivatedAt', 'externalId', 'id', 'name', 'order', 'updatedAt', 'userIds'])
+    assert.deepEqual(Object.keys(res.body).sort(), [
+      'createdAt',
+      'deactivatedAt',
+      'externalId',
+      'id',
+      'name',
+      'order',
+      'updatedAt',
+      'userIds'
+    ])
     assert.deepEqual(res.body.userIds, [u1, u2])
     assert.deepEqual((await a.api.get(`/v1/gangs/${res.body.id}`)).body, res.body)
     const listed = await a.api.get('/v1/gangs', { id: res.body.id })
@@ -105,14 +117,29 @@ forEachDatabase('gangs', (suite) => {
   it('filters by id, name, externalId and timestamps, and sorts', async () => {
     const tag = `G${Date.now()}`
     const ids: number[] = []
-    for (const name of ['alpha', 'beta', 'gamma']) ids.push((await a.api.post('/v1/gangs', { name: `${tag} ${name}`, externalId: `${tag}-${name}` })).body.id)
+    for (const name of ['alpha', 'beta', 'gamma'])
+      ids.push((await a.api.post('/v1/gangs', { name: `${tag} ${name}`, externalId: `${tag}-${name}` })).body.id)
     const like = await a.api.get('/v1/gangs', { 'name[$like]': `${tag} B%` })
-    assert.deepEqual(like.body.items.map((g: any) => g.id), [ids[1]])
+    assert.deepEqual(
+      like.body.items.map((g: any) => g.id),
+      [ids[1]]
+    )
     const sorted = await a.api.get('/v1/gangs', { 'name[$like]': `${tag}%`, '$sort[name]': -1 })
-    assert.deepEqual(sorted.body.items.map((g: any) => g.id), [ids[2], ids[1], ids[0]])
+    assert.deepEqual(
+      sorted.body.items.map((g: any) => g.id),
+      [ids[2], ids[1], ids[0]]
+    )
     assert.equal((await a.api.get('/v1/gangs', { externalId: `${tag}-gamma` })).body.items[0].id, ids[2])
     assert.equal((await a.api.get('/v1/gangs', { 'id[$nin]': ids, 'name[$like]': `${tag}%` })).body.total, 0)
-    assert.equal((await a.api.get('/v1/gangs', { 'name[$like]': `${tag}%`, 'updatedAt[$lte]': new Date(Date.now() + 60000).toISOString() })).body.total, 3)
+    assert.equal(
+      (
+        await a.api.get('/v1/gangs', {
+          'name[$like]': `${tag}%`,
+          'updatedAt[$lte]': new Date(Date.now() + 60000).toISOString()
+        })
+      ).body.total,
+      3
+    )
     assert.equal((await a.api.get('/v1/gangs', { order: 1 })).status, 400)
   })
 

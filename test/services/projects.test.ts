@@ -73,14 +73,21 @@ forEachDatabase('projects', (suite) => {
   it('filters by id, number, externalId and timestamps, and sorts', async () => {
     const tag = `F${Date.now()}`
     const ids: number[] = []
-    for (const i of [0, 1, 2]) ids.push((await a.api.post('/v1/projects', { number: `${tag}-${i}`, externalId: `${tag}-ext-${i}` })).body.id)
+    for (const i of [0, 1, 2])
+      ids.push((await a.api.post('/v1/projects', { number: `${tag}-${i}`, externalId: `${tag}-ext-${i}` })).body.id)
     const like = await a.api.get('/v1/projects', { 'number[$like]': `${tag.toLowerCase()}-%`, '$sort[number]': -1 })
     assert.equal(like.status, 200)
-    assert.deepEqual(like.body.items.map((p: any) => p.number), [`${tag}-2`, `${tag}-1`, `${tag}-0`])
+    assert.deepEqual(
+      like.body.items.map((p: any) => p.number),
+      [`${tag}-2`, `${tag}-1`, `${tag}-0`]
+    )
     assert.equal((await a.api.get('/v1/projects', { externalId: `${tag}-ext-1` })).body.items[0].id, ids[1])
     assert.equal((await a.api.get('/v1/projects', { 'id[$in]': [ids[0], ids[2]] })).body.total, 2)
     const created = (await a.api.get(`/v1/projects/${ids[0]}`)).body.createdAt
-    assert.equal((await a.api.get('/v1/projects', { 'number[$like]': `${tag}%`, 'createdAt[$gte]': created })).body.total, 3)
+    assert.equal(
+      (await a.api.get('/v1/projects', { 'number[$like]': `${tag}%`, 'createdAt[$gte]': created })).body.total,
+      3
+    )
     assert.equal((await a.api.get('/v1/projects', { 'updatedAt[$lt]': 'not a date' })).status, 400)
     const unknown = await a.api.get('/v1/projects', { name: 'x' })
     assert.equal(unknown.status, 400)

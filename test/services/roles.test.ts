@@ -9,13 +9,22 @@ forEachDatabase('roles', (suite) => {
     assert.equal(res.status, 200)
     assert.equal(res.body.total, 3)
     assert.deepEqual(Object.keys(res.body.items[0]).sort(), ['createdAt', 'id', 'name', 'order', 'type', 'updatedAt'])
-    assert.deepEqual(res.body.items.map((r: any) => [r.type, r.name, r.order]), [
-      ['admin', 'Administrator', 0],
-      ['office', 'Büro', 1],
-      ['worker', 'Mitarbeiter', 2]
-    ])
-    assert.deepEqual((await lang.it.api.get('/v1/roles')).body.items.map((r: any) => r.name), ['Amministratore', 'Ufficio', 'Operaio'])
-    assert.deepEqual((await lang.fr.api.get('/v1/roles')).body.items.map((r: any) => r.name), ['Administrator', 'Office', 'Worker'])
+    assert.deepEqual(
+      res.body.items.map((r: any) => [r.type, r.name, r.order]),
+      [
+        ['admin', 'Administrator', 0],
+        ['office', 'Büro', 1],
+        ['worker', 'Mitarbeiter', 2]
+      ]
+    )
+    assert.deepEqual(
+      (await lang.it.api.get('/v1/roles')).body.items.map((r: any) => r.name),
+      ['Amministratore', 'Ufficio', 'Operaio']
+    )
+    assert.deepEqual(
+      (await lang.fr.api.get('/v1/roles')).body.items.map((r: any) => r.name),
+      ['Administrator', 'Office', 'Worker']
+    )
   })
 
   it('gets one role and filters by type and id', async () => {
@@ -24,7 +33,12 @@ forEachDatabase('roles', (suite) => {
     assert.equal(got.status, 200)
     assert.deepEqual(got.body, all[1])
     assert.deepEqual((await lang.de.api.get('/v1/roles', { type: 'worker' })).body.items, [all[2]])
-    assert.deepEqual((await lang.de.api.get('/v1/roles', { 'type[$in]': ['admin', 'office'], '$sort[type]': -1 })).body.items.map((r: any) => r.type), ['office', 'admin'])
+    assert.deepEqual(
+      (await lang.de.api.get('/v1/roles', { 'type[$in]': ['admin', 'office'], '$sort[type]': -1 })).body.items.map(
+        (r: any) => r.type
+      ),
+      ['office', 'admin']
+    )
     assert.equal((await lang.de.api.get('/v1/roles', { 'id[$gt]': all[0].id })).body.total, 2)
     const bad = await lang.de.api.get('/v1/roles', { type: 'owner' })
     assert.equal(bad.status, 400)

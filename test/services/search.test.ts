@@ -22,7 +22,10 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
   const search = async (company: TestCompany, pattern: string, path = '/v1/assignments', field = 'name') => {
     const res = await company.api.get(path, { [`${field}[$like]`]: pattern, size: 20 })
     assert.equal(res.status, 200, `${pattern}: ${res.text}`)
-    return { names: (res.body.items as Record<string, string>[]).map((item) => item[field]).sort(), total: res.body.total as number }
+    return {
+      names: (res.body.items as Record<string, string>[]).map((item) => item[field]).sort(),
+      total: res.body.total as number
+    }
   }
   const names = async (company: TestCompany, pattern: string) => {
     const { names, total } = await search(company, pattern)
@@ -37,8 +40,17 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
       customers.set(company, (await company.api.post('/v1/customers', { companyName: 'Kunde' })).body.id)
     }
     for (const name of [
-      'Kabel verlegen', 'KABELSCHACHT Nord', 'Kabeltrommel Isabel', 'Altes Kabel', 'Dach abdichten', 'Elektro MÜLLER',
-      'Cantiere città alta', 'Zoll 5" Rohr', 'Haus 7a-b', 'Hauptstraße 5', 'ϳota-Werk'
+      'Kabel verlegen',
+      'KABELSCHACHT Nord',
+      'Kabeltrommel Isabel',
+      'Altes Kabel',
+      'Dach abdichten',
+      'Elektro MÜLLER',
+      'Cantiere città alta',
+      'Zoll 5" Rohr',
+      'Haus 7a-b',
+      'Hauptstraße 5',
+      'ϳota-Werk'
     ]) {
       await newAssignment(a, name)
     }
@@ -46,7 +58,12 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
   })
 
   it('finds infix, prefix, suffix and exact patterns, ignoring the case of ASCII letters', async () => {
-    assert.deepEqual(await names(a, '%kabel%'), ['Altes Kabel', 'KABELSCHACHT Nord', 'Kabel verlegen', 'Kabeltrommel Isabel'])
+    assert.deepEqual(await names(a, '%kabel%'), [
+      'Altes Kabel',
+      'KABELSCHACHT Nord',
+      'Kabel verlegen',
+      'Kabeltrommel Isabel'
+    ])
     assert.deepEqual(await names(a, 'kabel%'), ['KABELSCHACHT Nord', 'Kabel verlegen', 'Kabeltrommel Isabel'])
     assert.deepEqual(await names(a, '%KABEL'), ['Altes Kabel'])
     assert.deepEqual(await names(a, 'altes kabel'), ['Altes Kabel'])
@@ -83,7 +100,13 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
   })
 
   it('answers patterns without a run of three characters', async () => {
-    assert.deepEqual(await names(a, '%ab%'), ['Altes Kabel', 'Dach abdichten', 'KABELSCHACHT Nord', 'Kabel verlegen', 'Kabeltrommel Isabel'])
+    assert.deepEqual(await names(a, '%ab%'), [
+      'Altes Kabel',
+      'Dach abdichten',
+      'KABELSCHACHT Nord',
+      'Kabel verlegen',
+      'Kabeltrommel Isabel'
+    ])
     assert.deepEqual(await names(a, '%a_b%'), ['Haus 7a-b'])
     assert.deepEqual(await names(a, '%ü%'), ['Elektro MÜLLER'])
   })
@@ -118,7 +141,8 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
     const fresh = await suite.company()
     customers.set(fresh, (await fresh.api.post('/v1/customers', { companyName: 'Kunde' })).body.id)
     const created: number[] = []
-    for (let i = 1; i <= 25; i++) created.push(await newAssignment(fresh, `Serienauftrag ${String(i).padStart(2, '0')}`))
+    for (let i = 1; i <= 25; i++)
+      created.push(await newAssignment(fresh, `Serienauftrag ${String(i).padStart(2, '0')}`))
     await newAssignment(fresh, 'Einzelauftrag')
     for (let i = 0; i < 3; i++) await newAssignment(b, `Serienauftrag B${i}`)
     const seen: number[] = []
@@ -172,16 +196,22 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
     ;(app.service('v1/assignments') as any).trigramStatistics.clear()
 
     const statements: { sql: string; bindings: unknown[] }[] = []
-    const record = (query: { sql: string; bindings?: unknown[] }) => statements.push({ sql: query.sql, bindings: query.bindings ?? [] })
+    const record = (query: { sql: string; bindings?: unknown[] }) =>
+      statements.push({ sql: query.sql, bindings: query.bindings ?? [] })
     knex.on('query', record)
     try {
       assert.deepEqual(await names(c, '%QXZ-017%'), ['Wartung QXZ-017'])
     } finally {
       knex.off('query', record)
     }
-    const lookedUp = suite.db.name === 'sqlite'
-      ? statements.filter(({ sql }) => / match /i.test(sql)).map(({ bindings }) => String(bindings[0]))
-      : statements.filter(({ sql }) => /\|\| ''\) ilike/.test(sql)).flatMap(({ bindings }) => bindings.filter((value) => typeof value === 'string' && value !== '%QXZ-017%').map(String))
+    const lookedUp =
+      suite.db.name === 'sqlite'
+        ? statements.filter(({ sql }) => / match /i.test(sql)).map(({ bindings }) => String(bindings[0]))
+        : statements
+            .filter(({ sql }) => /\|\| ''\) ilike/.test(sql))
+            .flatMap(({ bindings }) =>
+              bindings.filter((value) => typeof value === 'string' && value !== '%QXZ-017%').map(String)
+            )
     assert.ok(lookedUp.length > 0, statements.map(({ sql }) => sql).join('\n'))
     for (const term of lookedUp) {
       assert.match(term, /017/, term)
@@ -194,18 +224,35 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
     const tens = [...created].filter(([, name]) => /QXZ-01\d$/.test(name)).sort(([x], [y]) => x - y)
     const page = await c.api.get('/v1/assignments', { 'name[$like]': '%QXZ-01%', size: 4, page: 2 })
     assert.equal(page.status, 200)
-    assert.deepEqual([page.body.total, page.body.pages, page.body.items.map((item: { id: number }) => item.id)], [10, 3, tens.slice(8).map(([id]) => id)])
+    assert.deepEqual(
+      [page.body.total, page.body.pages, page.body.items.map((item: { id: number }) => item.id)],
+      [10, 3, tens.slice(8).map(([id]) => id)]
+    )
     assert.deepEqual(await search(b, '%QXZ-017%'), { names: ['Wartung QXZ-017'], total: 1 })
   })
 
   if (suite.db.name === 'postgres') {
     it("[postgres] counts a value's trigrams as pg_trgm makes them", async () => {
       const { knex } = suite.server()
-      for (const value of ['Dach Bahnhofstraße 102 · K-100031', 'Wartung QXZ-017', 'a-b c', 'Zoll 5" Rohr', 'x', '  Città alta 7a-b ']) {
+      for (const value of [
+        'Dach Bahnhofstraße 102 · K-100031',
+        'Wartung QXZ-017',
+        'a-b c',
+        'Zoll 5" Rohr',
+        'x',
+        '  Città alta 7a-b '
+      ]) {
         const { rows } = await knex.raw('select show_trgm(?) as trigrams', [value])
         // pg_trgm shows a trigram of more than three bytes as its hash (`0x…`): compared are the others.
         const expected = (rows[0].trigrams as string[]).filter((trigram) => !trigram.startsWith('0x')).sort()
-        assert.deepEqual(pgTrgmTrigrams.ofValue(value).filter((trigram) => /^[\x00-\x7f]*$/.test(trigram)).sort(), expected, value)
+        assert.deepEqual(
+          pgTrgmTrigrams
+            .ofValue(value)
+            .filter((trigram) => /^[\x00-\x7f]*$/.test(trigram))
+            .sort(),
+          expected,
+          value
+        )
       }
     })
   }
@@ -216,7 +263,8 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
     it('[sqlite] keeps the trigram indexes in step with their tables', async () => {
       const { knex } = suite.server()
       // FTS5's own check of an external-content index against its table: throws on any difference.
-      for (const table of FTS_TABLES) await knex.raw(`insert into ??(??, rank) values ('integrity-check', 1)`, [table, table])
+      for (const table of FTS_TABLES)
+        await knex.raw(`insert into ??(??, rank) values ('integrity-check', 1)`, [table, table])
     })
 
     it('[sqlite] answers a search from the trigram index, not from a scan of the company', async () => {
@@ -227,11 +275,19 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
       const candidates = await searchCandidates(knex, 'assignments', where)
       assert.deepEqual(candidates, [id])
       const query = service.createQuery({ company: { id: a.id }, query: where }, { candidates })
-      const plan = ((await knex.raw(`explain query plan ${query.toSQL().sql}`, query.toSQL().bindings)) as { detail: string }[]).map((row) => row.detail)
-      assert.ok(plan.some((step) => /SEARCH assignments USING INTEGER PRIMARY KEY/.test(step)), plan.join('\n'))
+      const plan = (
+        (await knex.raw(`explain query plan ${query.toSQL().sql}`, query.toSQL().bindings)) as { detail: string }[]
+      ).map((row) => row.detail)
+      assert.ok(
+        plan.some((step) => /SEARCH assignments USING INTEGER PRIMARY KEY/.test(step)),
+        plan.join('\n')
+      )
       assert.ok(!plan.some((step) => /assignments USING .*INDEX assignments_company/.test(step)), plan.join('\n'))
       // A row missing from the index is not found, although its name matches: the index decides the candidates.
-      await knex.raw(`insert into assignments_name_fts(assignments_name_fts, rowid, name) values ('delete', ?, ?)`, [id, 'Ölbrenner Wartung'])
+      await knex.raw(`insert into assignments_name_fts(assignments_name_fts, rowid, name) values ('delete', ?, ?)`, [
+        id,
+        'Ölbrenner Wartung'
+      ])
       try {
         assert.deepEqual(await names(a, '%ölbrenner%'), [])
         assert.deepEqual(await names(a, '%ölbr%'), [])
@@ -250,15 +306,23 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
       const ids: number[] = []
       // More than the bound, also with one of them taken out of the index below.
       for (let i = 0; i < SELECTIVE_CANDIDATES + 25; i += 25) {
-        ids.push(...(await Promise.all(Array.from({ length: 25 }, (_, k) => newAssignment(c, `Leitung prüfen ${i + k}`)))))
+        ids.push(
+          ...(await Promise.all(Array.from({ length: 25 }, (_, k) => newAssignment(c, `Leitung prüfen ${i + k}`))))
+        )
       }
       ids.sort((x, y) => x - y)
       // Hidden from the index, the row is still found: the scan, not the index, answers the frequent term...
-      await knex.raw(`insert into assignments_name_fts(assignments_name_fts, rowid, name) values ('delete', ?, ?)`, [ids[7], 'Leitung prüfen 7'])
+      await knex.raw(`insert into assignments_name_fts(assignments_name_fts, rowid, name) values ('delete', ?, ?)`, [
+        ids[7],
+        'Leitung prüfen 7'
+      ])
       try {
         const frequent = await c.api.get('/v1/assignments', { 'name[$like]': '%leitung%', size: 20, page: 0 })
         assert.equal(frequent.body.total, ids.length)
-        assert.deepEqual(frequent.body.items.map((item: { id: number }) => item.id), ids.slice(0, 20))
+        assert.deepEqual(
+          frequent.body.items.map((item: { id: number }) => item.id),
+          ids.slice(0, 20)
+        )
         // ...while a selective one still goes through it.
         assert.equal((await c.api.get('/v1/assignments', { 'name[$like]': '%leitung prüfen 7' })).body.total, 0)
         assert.equal((await c.api.get('/v1/assignments', { 'name[$like]': '%leitung prüfen 8' })).body.total, 1)

@@ -52,9 +52,15 @@ forEachDatabase('settings endpoints', (suite) => {
     })
 
     it('only admins with a password log in; a worker with a password is refused', async () => {
-      const worker = await a.api.post('/v1/users', { fullName: 'Wanda Worker', email: `wanda-${Date.now()}@example.test`, password: 'worker password' })
+      const worker = await a.api.post('/v1/users', {
+        fullName: 'Wanda Worker',
+        email: `wanda-${Date.now()}@example.test`,
+        password: 'worker password'
+      })
       assert.equal(worker.status, 201)
-      const res = await suite.server().http.post('/authentication', { strategy: 'local', email: worker.body.email, password: 'worker password' })
+      const res = await suite
+        .server()
+        .http.post('/authentication', { strategy: 'local', email: worker.body.email, password: 'worker password' })
       assert.equal(res.status, 401)
       assert.equal(res.body.accessToken, undefined)
     })
@@ -63,7 +69,11 @@ forEachDatabase('settings endpoints', (suite) => {
       const c = await suite.company({ adminPassword: PASSWORD })
       const admin = await settingsLogin(c)
       assert.equal((await admin.get('/settings/company')).status, 200)
-      await suite.server().knex('users').where({ id: c.adminUserId }).update({ deactivatedAt: new Date().toISOString() })
+      await suite
+        .server()
+        .knex('users')
+        .where({ id: c.adminUserId })
+        .update({ deactivatedAt: new Date().toISOString() })
       assert.equal((await admin.get('/settings/company')).status, 401)
     })
   })
@@ -74,7 +84,15 @@ forEachDatabase('settings endpoints', (suite) => {
       assert.equal(res.status, 200)
       assert.equal(res.body.length, 1)
       const [key] = res.body
-      assert.deepEqual(Object.keys(key).sort(), ['createdAt', 'id', 'maskedKey', 'name', 'revokedAt', 'scopes', 'userId'])
+      assert.deepEqual(Object.keys(key).sort(), [
+        'createdAt',
+        'id',
+        'maskedKey',
+        'name',
+        'revokedAt',
+        'scopes',
+        'userId'
+      ])
       assert.deepEqual(key.scopes, ['*:write'])
       assert.equal(key.id, a.apiKeyId)
       assert.equal(key.maskedKey, `ck_…${a.apiKey.slice(-4)}`)
@@ -206,7 +224,14 @@ forEachDatabase('settings endpoints', (suite) => {
     it("reads the company's country, timezone, the working-time version in effect today and every version", async () => {
       const res = await adminA.get('/settings/company')
       assert.equal(res.status, 200)
-      assert.deepEqual(Object.keys(res.body).sort(), ['country', 'id', 'name', 'timezone', 'workingTime', 'workingTimeVersions'])
+      assert.deepEqual(Object.keys(res.body).sort(), [
+        'country',
+        'id',
+        'name',
+        'timezone',
+        'workingTime',
+        'workingTimeVersions'
+      ])
       assert.equal(res.body.id, a.id)
       assert.equal(res.body.country, 'DE')
       assert.equal(res.body.timezone, 'Europe/Berlin')
@@ -225,7 +250,10 @@ forEachDatabase('settings endpoints', (suite) => {
       assert.deepEqual((await admin.get('/settings/company')).body, res.body)
       const row = await suite.server().knex('companies').where({ id: c.id }).first()
       assert.equal(row.timezone, 'Europe/Vienna')
-      const refused = await admin.patch('/settings/company', { timezone: 'Europe/Berlin', workingTime: { maxDailyMinutes: 720 } })
+      const refused = await admin.patch('/settings/company', {
+        timezone: 'Europe/Berlin',
+        workingTime: { maxDailyMinutes: 720 }
+      })
       assert.equal(refused.status, 400)
       assert.match(refused.body.data.validationErrors.workingTime, /settings\/working-times/)
       assert.deepEqual((await admin.get('/settings/company')).body, res.body, 'nothing changed')
@@ -237,7 +265,12 @@ forEachDatabase('settings endpoints', (suite) => {
       const type = (await c.api.get('/v1/time-entry-types', { isUnassigned: true })).body.items[0]
       const userId = await f.newUser(c, { employedFrom: '2025-01-01' })
       // 23:30–01:30 UTC: the night of the 4th in New York, the early morning of the 5th in Berlin.
-      const entry = await c.api.post('/v1/time-entries', { userId, typeId: type.id, startsAt: '2025-03-05T03:30:00Z', endsAt: '2025-03-05T05:30:00Z' })
+      const entry = await c.api.post('/v1/time-entries', {
+        userId,
+        typeId: type.id,
+        startsAt: '2025-03-05T03:30:00Z',
+        endsAt: '2025-03-05T05:30:00Z'
+      })
       assert.equal(entry.status, 201, entry.text)
       assert.equal((await f.day(c, userId, '2025-03-05')).duration, 120)
       assert.equal((await f.day(c, userId, '2025-03-04')).duration, 0)
@@ -264,7 +297,10 @@ forEachDatabase('settings endpoints', (suite) => {
       for (const [body, field] of cases) {
         const res = await adminA.patch('/settings/company', body)
         assert.equal(res.status, 400, JSON.stringify(body))
-        assert.ok(res.body.data.validationErrors[field], `${JSON.stringify(body)} → ${JSON.stringify(res.body.data.validationErrors)}`)
+        assert.ok(
+          res.body.data.validationErrors[field],
+          `${JSON.stringify(body)} → ${JSON.stringify(res.body.data.validationErrors)}`
+        )
       }
       assert.deepEqual((await adminA.get('/settings/company')).body, before)
     })
@@ -278,7 +314,15 @@ forEachDatabase('settings endpoints', (suite) => {
   })
 
   describe('settings/working-times', () => {
-    const WEEK = (minutes: number) => ({ monday: minutes, tuesday: minutes, wednesday: minutes, thursday: minutes, friday: minutes, saturday: 0, sunday: 0 })
+    const WEEK = (minutes: number) => ({
+      monday: minutes,
+      tuesday: minutes,
+      wednesday: minutes,
+      thursday: minutes,
+      friday: minutes,
+      saturday: 0,
+      sunday: 0
+    })
     const list = async (admin: HttpClient) => {
       const res = await admin.get('/settings/working-times')
       assert.equal(res.status, 200, res.text)
@@ -291,31 +335,68 @@ forEachDatabase('settings endpoints', (suite) => {
       const userId = await f.newUser(company, { employedFrom: '2025-01-01' })
       return { company, admin, userId }
     }
-    const figures = (m: any) => ({ sumTarget: m.sumTarget, sumActual: m.sumActual, carryIn: m.carryIn, carryOut: m.carryOut })
+    const figures = (m: any) => ({
+      sumTarget: m.sumTarget,
+      sumActual: m.sumActual,
+      carryIn: m.carryIn,
+      carryOut: m.carryOut
+    })
 
     it('lists the versions; create defaults validFrom to tomorrow (company timezone) and copies the parts left out from the version in effect then', async () => {
       const { admin } = await freshCompany({ timezone: 'Pacific/Kiritimati' })
       const [first] = await list(admin)
-      assert.deepEqual(Object.keys(first).sort(), ['breakRules', 'carryOverCapMinutes', 'id', 'maxDailyMinutes', 'targetMinutes', 'validFrom'])
+      assert.deepEqual(Object.keys(first).sort(), [
+        'breakRules',
+        'carryOverCapMinutes',
+        'id',
+        'maxDailyMinutes',
+        'targetMinutes',
+        'validFrom'
+      ])
       assert.equal(first.validFrom, '1970-01-01')
 
       const tomorrowBefore = addDays(today('Pacific/Kiritimati'), 1)
       const created = await admin.post('/settings/working-times', { maxDailyMinutes: 660 })
       const tomorrowAfter = addDays(today('Pacific/Kiritimati'), 1)
       assert.equal(created.status, 201, created.text)
-      assert.ok([tomorrowBefore, tomorrowAfter].includes(created.body.validFrom), `${created.body.validFrom} is tomorrow in the company's timezone`)
-      assert.deepEqual(created.body, { ...first, id: created.body.id, validFrom: created.body.validFrom, maxDailyMinutes: 660 })
+      assert.ok(
+        [tomorrowBefore, tomorrowAfter].includes(created.body.validFrom),
+        `${created.body.validFrom} is tomorrow in the company's timezone`
+      )
+      assert.deepEqual(created.body, {
+        ...first,
+        id: created.body.id,
+        validFrom: created.body.validFrom,
+        maxDailyMinutes: 660
+      })
 
       // Parts left out come from the version in effect on validFrom: before tomorrow the first, after it the new one.
-      const later = await admin.post('/settings/working-times', { validFrom: addDays(created.body.validFrom, 10), carryOverCapMinutes: 600 })
+      const later = await admin.post('/settings/working-times', {
+        validFrom: addDays(created.body.validFrom, 10),
+        carryOverCapMinutes: 600
+      })
       assert.equal(later.status, 201, later.text)
-      assert.deepEqual([later.body.maxDailyMinutes, later.body.carryOverCapMinutes, later.body.targetMinutes], [660, 600, first.targetMinutes])
-      const past = await admin.post('/settings/working-times', { validFrom: '2025-01-06', targetMinutes: WEEK(240), breakRules: [] })
+      assert.deepEqual(
+        [later.body.maxDailyMinutes, later.body.carryOverCapMinutes, later.body.targetMinutes],
+        [660, 600, first.targetMinutes]
+      )
+      const past = await admin.post('/settings/working-times', {
+        validFrom: '2025-01-06',
+        targetMinutes: WEEK(240),
+        breakRules: []
+      })
       assert.equal(past.status, 201, past.text)
-      assert.deepEqual([past.body.maxDailyMinutes, past.body.carryOverCapMinutes, past.body.breakRules], [600, null, []])
+      assert.deepEqual(
+        [past.body.maxDailyMinutes, past.body.carryOverCapMinutes, past.body.breakRules],
+        [600, null, []]
+      )
 
       const versions = await list(admin)
-      assert.deepEqual(versions.map((v) => v.id), [first.id, past.body.id, created.body.id, later.body.id], 'ascending by validFrom')
+      assert.deepEqual(
+        versions.map((v) => v.id),
+        [first.id, past.body.id, created.body.id, later.body.id],
+        'ascending by validFrom'
+      )
       const company = (await admin.get('/settings/company')).body
       assert.deepEqual(company.workingTimeVersions, versions)
       assert.deepEqual(company.workingTime, versions[1], 'in effect today: the version from 2025-01-06')
@@ -332,7 +413,10 @@ forEachDatabase('settings endpoints', (suite) => {
       const february = await f.month(company, userId, '2025-02-01')
       const march = await f.month(company, userId, '2025-03-01')
       await f.month(company, userId, '2025-04-01')
-      assert.deepEqual([tuesday.expectedDuration, tuesday.duration, wednesday.expectedDuration, wednesday.duration], [480, 240, 480, 240])
+      assert.deepEqual(
+        [tuesday.expectedDuration, tuesday.duration, wednesday.expectedDuration, wednesday.duration],
+        [480, 240, 480, 240]
+      )
       assert.deepEqual([week.sumTarget, week.sumActual], [2400, 480])
       // January 23 and February 20 working days of 480; March 21.
       assert.deepEqual(figures(february), { sumTarget: 9600, sumActual: 0, carryIn: -11040, carryOut: -20640 })
@@ -347,8 +431,18 @@ forEachDatabase('settings endpoints', (suite) => {
       const weekAfter = await f.week(company, userId, '2025-03-10')
       assert.deepEqual([weekAfter.sumTarget, weekAfter.sumActual], [2 * 480 + 3 * 240, 480])
       // March: 7 working days before the 12th at 480, 14 from it at 240; April: 22 at 240.
-      assert.deepEqual(figures(await f.month(company, userId, '2025-03-01')), { sumTarget: 7 * 480 + 14 * 240, sumActual: 480, carryIn: -20640, carryOut: -26880 })
-      assert.deepEqual(figures(await f.month(company, userId, '2025-04-01')), { sumTarget: 22 * 240, sumActual: 0, carryIn: -26880, carryOut: -26880 - 5280 })
+      assert.deepEqual(figures(await f.month(company, userId, '2025-03-01')), {
+        sumTarget: 7 * 480 + 14 * 240,
+        sumActual: 480,
+        carryIn: -20640,
+        carryOut: -26880
+      })
+      assert.deepEqual(figures(await f.month(company, userId, '2025-04-01')), {
+        sumTarget: 22 * 240,
+        sumActual: 0,
+        carryIn: -26880,
+        carryOut: -26880 - 5280
+      })
     })
 
     it('moving validFrom recomputes the old and the new range; a PATCH of parts recomputes its range; remove restores the figures', async () => {
@@ -364,27 +458,41 @@ forEachDatabase('settings endpoints', (suite) => {
       assert.equal(april.status, 201, april.text)
       const created = await admin.post('/settings/working-times', { validFrom: '2025-03-12', targetMinutes: WEEK(240) })
       assert.equal(created.status, 201, created.text)
-      assert.deepEqual(await targets(['2025-03-04', '2025-03-11', '2025-03-12', '2025-03-31', '2025-04-01']), [480, 480, 240, 240, 300])
+      assert.deepEqual(
+        await targets(['2025-03-04', '2025-03-11', '2025-03-12', '2025-03-31', '2025-04-01']),
+        [480, 480, 240, 240, 300]
+      )
 
       // Earlier: the days from the 5th to the 11th join the version.
       const earlier = await admin.patch(`/settings/working-times/${created.body.id}`, { validFrom: '2025-03-05' })
       assert.equal(earlier.status, 200, earlier.text)
       assert.deepEqual(earlier.body, { ...created.body, validFrom: '2025-03-05' })
-      assert.deepEqual(await targets(['2025-03-04', '2025-03-05', '2025-03-11', '2025-03-12', '2025-04-01']), [480, 240, 240, 240, 300])
+      assert.deepEqual(
+        await targets(['2025-03-04', '2025-03-05', '2025-03-11', '2025-03-12', '2025-04-01']),
+        [480, 240, 240, 240, 300]
+      )
       assert.equal((await f.week(company, userId, '2025-03-03')).sumTarget, 2 * 480 + 3 * 240)
       assert.equal((await f.month(company, userId, '2025-03-01')).sumTarget, 2 * 480 + 19 * 240)
 
       // Later: the days from the 5th to the 18th go back to the first version.
       const later = await admin.patch(`/settings/working-times/${created.body.id}`, { validFrom: '2025-03-19' })
       assert.equal(later.status, 200, later.text)
-      assert.deepEqual(await targets(['2025-03-05', '2025-03-12', '2025-03-18', '2025-03-19', '2025-04-01']), [480, 480, 480, 240, 300])
+      assert.deepEqual(
+        await targets(['2025-03-05', '2025-03-12', '2025-03-18', '2025-03-19', '2025-04-01']),
+        [480, 480, 480, 240, 300]
+      )
       assert.equal((await f.week(company, userId, '2025-03-03')).sumTarget, 5 * 480)
       assert.equal((await f.month(company, userId, '2025-03-01')).sumTarget, 12 * 480 + 9 * 240)
 
       // Parts: the version's range up to the next version changes, nothing after it.
-      const parts = await admin.patch(`/settings/working-times/${created.body.id}`, { targetMinutes: { ...WEEK(360), friday: 120 } })
+      const parts = await admin.patch(`/settings/working-times/${created.body.id}`, {
+        targetMinutes: { ...WEEK(360), friday: 120 }
+      })
       assert.equal(parts.status, 200, parts.text)
-      assert.deepEqual([parts.body.validFrom, parts.body.maxDailyMinutes, parts.body.targetMinutes.friday], ['2025-03-19', 600, 120])
+      assert.deepEqual(
+        [parts.body.validFrom, parts.body.maxDailyMinutes, parts.body.targetMinutes.friday],
+        ['2025-03-19', 600, 120]
+      )
       assert.deepEqual(await targets(['2025-03-18', '2025-03-19', '2025-03-21', '2025-04-01']), [480, 360, 120, 300])
       // From the 19th: Wed, Thu, Mon–Thu (24–27), Mon 31 at 360, Fri 21 and 28 at 120.
       assert.equal((await f.month(company, userId, '2025-03-01')).sumTarget, 12 * 480 + 7 * 360 + 2 * 120)
@@ -418,7 +526,10 @@ forEachDatabase('settings endpoints', (suite) => {
       const { company, admin, userId } = await freshCompany()
       const other = await f.newUser(company, { employedFrom: '2025-01-01' })
       const february = await f.month(company, userId, '2025-02-01')
-      assert.equal((await company.api.patch(`/v1/time-sheet-months/${february.id}`, { status: 'submitted' })).status, 200)
+      assert.equal(
+        (await company.api.patch(`/v1/time-sheet-months/${february.id}`, { status: 'submitted' })).status,
+        200
+      )
       const approved = await company.api.patch(`/v1/time-sheet-months/${february.id}`, { status: 'approved' })
       assert.equal(approved.status, 200, approved.text)
       assert.ok(approved.body.lockedAt)
@@ -459,7 +570,10 @@ forEachDatabase('settings endpoints', (suite) => {
       assert.deepEqual(moved.body.data.months, ['2025-02-01'])
       await unchanged()
       // Writing a version back as it is changes no day: not refused.
-      assert.equal((await admin.patch(`/settings/working-times/${first.id}`, { maxDailyMinutes: first.maxDailyMinutes })).status, 200)
+      assert.equal(
+        (await admin.patch(`/settings/working-times/${first.id}`, { maxDailyMinutes: first.maxDailyMinutes })).status,
+        200
+      )
 
       // Reopening February lets the change through.
       assert.equal((await company.api.patch(`/v1/time-sheet-months/${february.id}`, { status: 'draft' })).status, 200)
@@ -476,7 +590,10 @@ forEachDatabase('settings endpoints', (suite) => {
       assert.equal(created.status, 201, created.text)
       const february = await f.month(company, userId, '2025-02-01')
       await company.api.patch(`/v1/time-sheet-months/${february.id}`, { status: 'submitted' })
-      assert.equal((await company.api.patch(`/v1/time-sheet-months/${february.id}`, { status: 'approved' })).status, 200)
+      assert.equal(
+        (await company.api.patch(`/v1/time-sheet-months/${february.id}`, { status: 'approved' })).status,
+        200
+      )
       const res = await admin.delete(`/settings/working-times/${created.body.id}`)
       assert.equal(res.status, 409)
       assert.deepEqual([res.body.data.months, res.body.data.userIds], [['2025-02-01'], [userId]])
@@ -496,7 +613,10 @@ forEachDatabase('settings endpoints', (suite) => {
         assert.match(moved.body.data.validationErrors.validFrom, /first version/)
       }
       assert.deepEqual(await list(admin), [first])
-      const same = await admin.patch(`/settings/working-times/${first.id}`, { validFrom: '1970-01-01', targetMinutes: WEEK(420) })
+      const same = await admin.patch(`/settings/working-times/${first.id}`, {
+        validFrom: '1970-01-01',
+        targetMinutes: WEEK(420)
+      })
       assert.equal(same.status, 200, same.text)
       assert.deepEqual(same.body, { ...first, targetMinutes: WEEK(420) })
       assert.equal((await f.month(company, userId, '2025-01-01')).sumTarget, 23 * 420)
@@ -516,7 +636,15 @@ forEachDatabase('settings endpoints', (suite) => {
         [{ maxDailyMinutes: 0 }, 'maxDailyMinutes'],
         [{ maxDailyMinutes: 420 }, 'targetMinutes.monday'],
         [{ carryOverCapMinutes: -5 }, 'carryOverCapMinutes'],
-        [{ breakRules: [{ afterMinutes: 540, minBreakMinutes: 45 }, { afterMinutes: 360, minBreakMinutes: 30 }] }, 'breakRules.1.afterMinutes'],
+        [
+          {
+            breakRules: [
+              { afterMinutes: 540, minBreakMinutes: 45 },
+              { afterMinutes: 360, minBreakMinutes: 30 }
+            ]
+          },
+          'breakRules.1.afterMinutes'
+        ],
         [{ breakRules: [{ afterMinutes: 360, minBreakMinutes: 0 }] }, 'breakRules.0.minBreakMinutes'],
         [{ breakRules: [{ afterMinutes: 360 }] }, 'breakRules.0.minBreakMinutes'],
         [{ breakRules: [{ afterMinutes: 360, minBreakMinutes: 30, note: 'x' }] }, 'breakRules.0.note'],
@@ -536,12 +664,21 @@ forEachDatabase('settings endpoints', (suite) => {
         const where = JSON.stringify(body)
         const onCreate = await admin.post('/settings/working-times', { validFrom: '2025-07-01', ...(body as object) })
         assert.equal(onCreate.status, 400, `POST ${where}`)
-        assert.ok(onCreate.body.data.validationErrors[field], `POST ${where} → ${JSON.stringify(onCreate.body.data.validationErrors)}`)
+        assert.ok(
+          onCreate.body.data.validationErrors[field],
+          `POST ${where} → ${JSON.stringify(onCreate.body.data.validationErrors)}`
+        )
         const onPatch = await admin.patch(`/settings/working-times/${created.body.id}`, body)
         assert.equal(onPatch.status, 400, `PATCH ${where}`)
-        assert.ok(onPatch.body.data.validationErrors[field], `PATCH ${where} → ${JSON.stringify(onPatch.body.data.validationErrors)}`)
+        assert.ok(
+          onPatch.body.data.validationErrors[field],
+          `PATCH ${where} → ${JSON.stringify(onPatch.body.data.validationErrors)}`
+        )
       }
-      assert.match((await admin.post('/settings/working-times', { validFrom: '1999-12-31' })).body.data.validationErrors.validFrom, /2000-01-01/)
+      assert.match(
+        (await admin.post('/settings/working-times', { validFrom: '1999-12-31' })).body.data.validationErrors.validFrom,
+        /2000-01-01/
+      )
       assert.equal((await admin.post('/settings/working-times', [{ validFrom: '2025-07-01' }])).status, 400)
       assert.equal((await admin.patch(`/settings/working-times/${first.id}`, 'x')).status, 400)
       assert.deepEqual(await list(admin), before)
@@ -556,15 +693,28 @@ forEachDatabase('settings endpoints', (suite) => {
         assert.equal((await admin.patch(`/settings/working-times/${id}`, { maxDailyMinutes: 540 })).status, 404)
         assert.equal((await admin.delete(`/settings/working-times/${id}`)).status, 404)
       }
-      assert.deepEqual((await list(adminB)).map((v) => v.maxDailyMinutes), [600, 600], "B's versions are untouched")
-      assert.equal((await list(admin)).some((v) => v.id === theirs.body.id), false)
+      assert.deepEqual(
+        (await list(adminB)).map((v) => v.maxDailyMinutes),
+        [600, 600],
+        "B's versions are untouched"
+      )
+      assert.equal(
+        (await list(admin)).some((v) => v.id === theirs.body.id),
+        false
+      )
       const bad = await admin.patch('/settings/working-times/abc', { maxDailyMinutes: 540 })
       assert.equal(bad.status, 400)
       assert.ok(bad.body.data.validationErrors.workingTimeId)
       assert.equal((await admin.get(`/settings/working-times/${theirFirst.id}`)).status, 405)
       assert.equal((await admin.put(`/settings/working-times/${theirFirst.id}`, {})).status, 405)
-      const onCollection = [await admin.patch('/settings/working-times', { maxDailyMinutes: 540 }), await admin.delete('/settings/working-times')]
-      assert.deepEqual(onCollection.map((res) => res.status), [405, 405])
+      const onCollection = [
+        await admin.patch('/settings/working-times', { maxDailyMinutes: 540 }),
+        await admin.delete('/settings/working-times')
+      ]
+      assert.deepEqual(
+        onCollection.map((res) => res.status),
+        [405, 405]
+      )
       const query = await admin.get('/settings/working-times', { validFrom: '2025-05-01' })
       assert.equal(query.status, 400)
       assert.ok(query.body.data.validationErrors.validFrom)
@@ -580,8 +730,14 @@ forEachDatabase('settings endpoints', (suite) => {
         await company.api.patch(`/settings/working-times/${first.id}`, { maxDailyMinutes: 540 }),
         await company.api.delete(`/settings/working-times/${first.id}`)
       ]
-      assert.deepEqual(refused.map((res) => res.status), [401, 401, 401, 401])
-      assert.deepEqual(refused.map((res) => res.body.name), ['NotAuthenticated', 'NotAuthenticated', 'NotAuthenticated', 'NotAuthenticated'])
+      assert.deepEqual(
+        refused.map((res) => res.status),
+        [401, 401, 401, 401]
+      )
+      assert.deepEqual(
+        refused.map((res) => res.body.name),
+        ['NotAuthenticated', 'NotAuthenticated', 'NotAuthenticated', 'NotAuthenticated']
+      )
       assert.deepEqual(await list(admin), [first])
     })
   })
@@ -589,7 +745,10 @@ forEachDatabase('settings endpoints', (suite) => {
   describe('isolation', () => {
     it("an admin of company B can neither see, copy, revoke nor count company A's keys, nor read A's settings", async () => {
       const listB = await adminB.get('/settings/api-keys')
-      assert.deepEqual(listB.body.map((k: any) => k.id), [b.apiKeyId])
+      assert.deepEqual(
+        listB.body.map((k: any) => k.id),
+        [b.apiKeyId]
+      )
       const copy = await adminB.get(`/settings/api-keys/${a.apiKeyId}`)
       assert.equal(copy.status, 404)
       assert.equal(copy.text.includes(a.apiKey), false)
@@ -597,7 +756,10 @@ forEachDatabase('settings endpoints', (suite) => {
       assert.equal((await a.api.get('/v1/customers')).status, 200, "A's key still works")
       await a.api.get('/v1/roles')
       const usageB = await adminB.get('/settings/usage')
-      assert.equal(usageB.body.some((u: any) => u.apiKeyId === a.apiKeyId), false)
+      assert.equal(
+        usageB.body.some((u: any) => u.apiKeyId === a.apiKeyId),
+        false
+      )
       const companyB = await adminB.get('/settings/company')
       assert.equal(companyB.body.id, b.id)
       const patched = await adminB.patch('/settings/company', { timezone: 'Europe/Rome' })

@@ -2,8 +2,27 @@ import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
 
 const ENTRY_FIELDS = [
-  'assignmentId', 'createdAt', 'duration', 'endLatitude', 'endLongitude', 'endTrackingError', 'endsAt', 'eventId', 'eventTypeId',
-  'externalId', 'id', 'note', 'pausedAt', 'pauses', 'startLatitude', 'startLongitude', 'startTrackingError', 'startsAt', 'typeId', 'updatedAt', 'userId'
+  'assignmentId',
+  'createdAt',
+  'duration',
+  'endLatitude',
+  'endLongitude',
+  'endTrackingError',
+  'endsAt',
+  'eventId',
+  'eventTypeId',
+  'externalId',
+  'id',
+  'note',
+  'pausedAt',
+  'pauses',
+  'startLatitude',
+  'startLongitude',
+  'startTrackingError',
+  'startsAt',
+  'typeId',
+  'updatedAt',
+  'userId'
 ]
 
 const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60000).toISOString()
@@ -16,7 +35,10 @@ forEachDatabase('time-entries', (suite) => {
 
   /** A fresh user per test, so that tests never share a timeline. */
   const newUser = async (company: TestCompany) => {
-    const res = await company.api.post('/v1/users', { fullName: `Worker ${++n}`, email: `te-${process.pid}-${Date.now()}-${n}@crew.test` })
+    const res = await company.api.post('/v1/users', {
+      fullName: `Worker ${++n}`,
+      email: `te-${process.pid}-${Date.now()}-${n}@crew.test`
+    })
     assert.equal(res.status, 201, res.text)
     return res.body.id as number
   }
@@ -28,7 +50,8 @@ forEachDatabase('time-entries', (suite) => {
     return { work: rows[0].id, travel: rows[1].id, general: rows[2].id, workEventType: eventTypes[0].id }
   }
 
-  const entry = (company: TestCompany, body: Record<string, unknown>) => company.api.post('/v1/time-entries', { typeId: types.work, ...body })
+  const entry = (company: TestCompany, body: Record<string, unknown>) =>
+    company.api.post('/v1/time-entries', { typeId: types.work, ...body })
 
   /** An assignment with one event of the given event type (rows written directly: only their ids matter here). */
   const workOrder = async (company: TestCompany, eventTypeId: number) => {
@@ -37,11 +60,26 @@ forEachDatabase('time-entries', (suite) => {
     const customer = await company.api.post('/v1/customers', { companyName: `Kunde ${++n}` })
     const catalogue = (table: string) => knex(table).where({ companyId: company.id }).orderBy('order').first('id')
     const [assignment] = await knex('assignments').insert(
-      { companyId: company.id, name: `Auftrag ${n}`, customerId: customer.body.id, typeId: (await catalogue('assignmentTypes')).id, statusId: (await catalogue('assignmentStatusTypes')).id, createdAt: now, updatedAt: now },
+      {
+        companyId: company.id,
+        name: `Auftrag ${n}`,
+        customerId: customer.body.id,
+        typeId: (await catalogue('assignmentTypes')).id,
+        statusId: (await catalogue('assignmentStatusTypes')).id,
+        createdAt: now,
+        updatedAt: now
+      },
       ['id']
     )
     const [event] = await knex('assignmentEvents').insert(
-      { companyId: company.id, assignmentId: assignment.id, typeId: eventTypeId, name: 'Montage', createdAt: now, updatedAt: now },
+      {
+        companyId: company.id,
+        assignmentId: assignment.id,
+        typeId: eventTypeId,
+        name: 'Montage',
+        createdAt: now,
+        updatedAt: now
+      },
       ['id']
     )
     return { assignmentId: Number(assignment.id), eventId: Number(event.id) }
@@ -93,7 +131,11 @@ forEachDatabase('time-entries', (suite) => {
     assert.equal(res.status, 201)
     assert.equal(res.body.endsAt, null)
     assert.equal(res.body.duration, null)
-    const ended = await a.api.patch(`/v1/time-entries/${res.body.id}`, { endsAt: '2026-11-24T09:15:00Z', endLatitude: -33.9, endLongitude: 151.2 })
+    const ended = await a.api.patch(`/v1/time-entries/${res.body.id}`, {
+      endsAt: '2026-11-24T09:15:00Z',
+      endLatitude: -33.9,
+      endLongitude: 151.2
+    })
     assert.equal(ended.status, 200)
     assert.equal(ended.body.duration, 135)
     assert.equal(ended.body.endLatitude, -33.9)
@@ -144,7 +186,11 @@ forEachDatabase('time-entries', (suite) => {
     const early = await a.api.patch(`/v1/time-entries/${body.id}`, { pausedAt: '2026-11-26T07:00:00Z' })
     assert.equal(early.status, 400)
     assert.ok(early.body.data.validationErrors.pausedAt)
-    const onCreate = await entry(a, { userId: await newUser(a), startsAt: '2026-11-26T08:00:00Z', pausedAt: '2026-11-26T09:00:00Z' })
+    const onCreate = await entry(a, {
+      userId: await newUser(a),
+      startsAt: '2026-11-26T08:00:00Z',
+      pausedAt: '2026-11-26T09:00:00Z'
+    })
     assert.equal(onCreate.status, 400)
     assert.equal(onCreate.body.data.validationErrors.pausedAt, 'can only be changed by PATCH')
   })
@@ -160,7 +206,11 @@ forEachDatabase('time-entries', (suite) => {
     assert.equal(inside.status, 409)
     const touching = await entry(a, { userId, startsAt: '2026-11-27T12:00:00Z', endsAt: '2026-11-27T13:00:00Z' })
     assert.equal(touching.status, 201)
-    const otherUser = await entry(a, { userId: await newUser(a), startsAt: '2026-11-27T11:00:00Z', endsAt: '2026-11-27T13:00:00Z' })
+    const otherUser = await entry(a, {
+      userId: await newUser(a),
+      startsAt: '2026-11-27T11:00:00Z',
+      endsAt: '2026-11-27T13:00:00Z'
+    })
     assert.equal(otherUser.status, 201)
     // A PATCH into an overlap is refused and changes nothing.
     const moved = await a.api.patch(`/v1/time-entries/${touching.body.id}`, { startsAt: '2026-11-27T11:30:00Z' })
@@ -174,11 +224,17 @@ forEachDatabase('time-entries', (suite) => {
     const userId = await newUser(a)
     const running = await entry(a, { userId, startsAt: '2026-11-30T08:00:00Z' })
     assert.equal(running.status, 201)
-    assert.equal((await entry(a, { userId, startsAt: '2026-12-15T08:00:00Z', endsAt: '2026-12-15T09:00:00Z' })).status, 409)
+    assert.equal(
+      (await entry(a, { userId, startsAt: '2026-12-15T08:00:00Z', endsAt: '2026-12-15T09:00:00Z' })).status,
+      409
+    )
     const second = await entry(a, { userId, startsAt: '2026-11-29T08:00:00Z' })
     assert.equal(second.status, 409)
     assert.match(second.body.message, /running/)
-    assert.equal((await entry(a, { userId, startsAt: '2026-11-29T08:00:00Z', endsAt: '2026-11-29T09:00:00Z' })).status, 201)
+    assert.equal(
+      (await entry(a, { userId, startsAt: '2026-11-29T08:00:00Z', endsAt: '2026-11-29T09:00:00Z' })).status,
+      201
+    )
     // Reopening a finished entry while another one runs is refused as well.
     const finished = await entry(a, { userId, startsAt: '2026-11-28T08:00:00Z', endsAt: '2026-11-28T09:00:00Z' })
     assert.equal((await a.api.patch(`/v1/time-entries/${finished.body.id}`, { endsAt: null })).status, 409)
@@ -186,7 +242,9 @@ forEachDatabase('time-entries', (suite) => {
 
   it('lets exactly one of several concurrent running entries of a user through', async () => {
     const userId = await newUser(a)
-    const results = await Promise.all([0, 1, 2, 3, 4].map((i) => entry(a, { userId, startsAt: `2026-12-10T0${i}:00:00Z` })))
+    const results = await Promise.all(
+      [0, 1, 2, 3, 4].map((i) => entry(a, { userId, startsAt: `2026-12-10T0${i}:00:00Z` }))
+    )
     assert.deepEqual(results.map((r) => r.status).sort(), [201, 409, 409, 409, 409])
     assert.equal((await a.api.get('/v1/time-entries', { userId })).body.total, 1)
   })
@@ -196,16 +254,26 @@ forEachDatabase('time-entries', (suite) => {
     const night = await entry(a, { userId, startsAt: '2026-12-01T22:00:00+01:00', endsAt: '2026-12-02T02:00:00+01:00' })
     assert.equal(night.status, 201)
     assert.equal(night.body.duration, 240)
-    assert.equal((await entry(a, { userId, startsAt: '2026-12-02T01:00:00+01:00', endsAt: '2026-12-02T03:00:00+01:00' })).status, 409)
-    assert.equal((await entry(a, { userId, startsAt: '2026-12-02T02:00:00+01:00', endsAt: '2026-12-02T06:00:00+01:00' })).status, 201)
+    assert.equal(
+      (await entry(a, { userId, startsAt: '2026-12-02T01:00:00+01:00', endsAt: '2026-12-02T03:00:00+01:00' })).status,
+      409
+    )
+    assert.equal(
+      (await entry(a, { userId, startsAt: '2026-12-02T02:00:00+01:00', endsAt: '2026-12-02T06:00:00+01:00' })).status,
+      201
+    )
   })
 
-  for (const [country, zone] of [['DE', 'Europe/Berlin'], ['IT', 'Europe/Rome']] as const) {
+  for (const [country, zone] of [
+    ['DE', 'Europe/Berlin'],
+    ['IT', 'Europe/Rome']
+  ] as const) {
     it(`measures real elapsed time on the DST days of ${zone}`, async () => {
       const company = await suite.company({ country })
       const typeIds = await typesOf(company)
       const userId = await newUser(company)
-      const post = (startsAt: string, endsAt: string) => company.api.post('/v1/time-entries', { typeId: typeIds.work, userId, startsAt, endsAt })
+      const post = (startsAt: string, endsAt: string) =>
+        company.api.post('/v1/time-entries', { typeId: typeIds.work, userId, startsAt, endsAt })
       // 00:30 to 03:30 local on the 23-hour day is 2 hours.
       const spring = await post('2026-03-29T00:30:00+01:00', '2026-03-29T03:30:00+02:00')
       assert.equal(spring.status, 201)
@@ -214,7 +282,8 @@ forEachDatabase('time-entries', (suite) => {
       const autumn = await post('2026-10-25T01:30:00+02:00', '2026-10-25T02:30:00+01:00')
       assert.equal(autumn.body.duration, 120)
       const other = await newUser(company)
-      const postOther = (startsAt: string, endsAt: string) => company.api.post('/v1/time-entries', { typeId: typeIds.work, userId: other, startsAt, endsAt })
+      const postOther = (startsAt: string, endsAt: string) =>
+        company.api.post('/v1/time-entries', { typeId: typeIds.work, userId: other, startsAt, endsAt })
       // 02:15–02:45 happens twice that night: the two entries do not overlap.
       assert.equal((await postOther('2026-10-25T02:15:00+02:00', '2026-10-25T02:45:00+02:00')).status, 201)
       assert.equal((await postOther('2026-10-25T02:15:00+01:00', '2026-10-25T02:45:00+01:00')).status, 201)
@@ -242,10 +311,17 @@ forEachDatabase('time-entries', (suite) => {
     assert.ok(badTime.body.data.validationErrors.startsAt)
 
     const created = await entry(a, { userId, startsAt: '2026-12-03T10:00:00Z', endsAt: '2026-12-03T11:00:00Z' })
-    const patch = await a.api.patch(`/v1/time-entries/${created.body.id}`, { typeId: types.travel, userId, startLatitude: 1, eventId: 1, endLatitude: -91 })
+    const patch = await a.api.patch(`/v1/time-entries/${created.body.id}`, {
+      typeId: types.travel,
+      userId,
+      startLatitude: 1,
+      eventId: 1,
+      endLatitude: -91
+    })
     assert.equal(patch.status, 400)
     const errors = patch.body.data.validationErrors
-    for (const field of ['typeId', 'userId', 'startLatitude', 'eventId']) assert.equal(errors[field], 'can only be set on create')
+    for (const field of ['typeId', 'userId', 'startLatitude', 'eventId'])
+      assert.equal(errors[field], 'can only be set on create')
     assert.ok(errors.endLatitude)
     assert.equal((await a.api.patch(`/v1/time-entries/${created.body.id}`, { startsAt: null })).status, 400)
     const unchanged = await a.api.get(`/v1/time-entries/${created.body.id}`)
@@ -256,7 +332,15 @@ forEachDatabase('time-entries', (suite) => {
     const knex = suite.server().knex
     const userId = await newUser(a)
     const [deactivatedType] = await knex('timeEntryTypes').insert(
-      { companyId: a.id, name: 'Old', order: 99, isUnassigned: false, deactivatedAt: new Date().toISOString(), createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() },
+      {
+        companyId: a.id,
+        name: 'Old',
+        order: 99,
+        isUnassigned: false,
+        deactivatedAt: new Date().toISOString(),
+        createdAt: new Date().toISOString(),
+        updatedAt: new Date().toISOString()
+      },
       ['id']
     )
     const typeRes = await entry(a, { userId, typeId: deactivatedType.id, startsAt: '2026-12-04T08:00:00Z' })
@@ -267,16 +351,29 @@ forEachDatabase('time-entries', (suite) => {
     const userRes = await entry(a, { userId: gone, startsAt: '2026-12-04T08:00:00Z' })
     assert.equal(userRes.status, 400)
     assert.match(userRes.body.data.validationErrors.userId, /deactivated/)
-    const general = await entry(a, { userId, typeId: types.general, startsAt: '2026-12-04T08:00:00Z', endsAt: '2026-12-04T09:00:00Z' })
+    const general = await entry(a, {
+      userId,
+      typeId: types.general,
+      startsAt: '2026-12-04T08:00:00Z',
+      endsAt: '2026-12-04T09:00:00Z'
+    })
     assert.equal(general.status, 201)
     assert.equal(general.body.eventTypeId, null)
   })
 
   it('books an entry on an event: assignmentId and eventTypeId default to the event', async () => {
     const userId = await newUser(a)
-    const travelEventType = (await suite.server().knex('assignmentEventTypes').where({ companyId: a.id }).orderBy('order'))[1].id
+    const travelEventType = (
+      await suite.server().knex('assignmentEventTypes').where({ companyId: a.id }).orderBy('order')
+    )[1].id
     const { assignmentId, eventId } = await workOrder(a, travelEventType)
-    const res = await entry(a, { userId, typeId: types.travel, eventId, startsAt: '2026-12-11T07:00:00Z', endsAt: '2026-12-11T08:00:00Z' })
+    const res = await entry(a, {
+      userId,
+      typeId: types.travel,
+      eventId,
+      startsAt: '2026-12-11T07:00:00Z',
+      endsAt: '2026-12-11T08:00:00Z'
+    })
     assert.equal(res.status, 201, res.text)
     assert.equal(res.body.assignmentId, assignmentId)
     assert.equal(res.body.eventId, eventId)
@@ -284,7 +381,12 @@ forEachDatabase('time-entries', (suite) => {
     assert.equal((await a.api.get('/v1/time-entries', { eventId })).body.total, 1)
     assert.equal((await a.api.get('/v1/time-entries', { assignmentId, eventTypeId: travelEventType })).body.total, 1)
     // An assignment alone is fine too.
-    const onAssignment = await entry(a, { userId, assignmentId, startsAt: '2026-12-11T08:00:00Z', endsAt: '2026-12-11T09:00:00Z' })
+    const onAssignment = await entry(a, {
+      userId,
+      assignmentId,
+      startsAt: '2026-12-11T08:00:00Z',
+      endsAt: '2026-12-11T09:00:00Z'
+    })
     assert.equal(onAssignment.status, 201)
     assert.equal(onAssignment.body.eventId, null)
   })
@@ -293,14 +395,32 @@ forEachDatabase('time-entries', (suite) => {
     const userId = await newUser(a)
     const first = await workOrder(a, types.workEventType)
     const second = await workOrder(a, types.workEventType)
-    const mismatch = await entry(a, { userId, eventId: first.eventId, assignmentId: second.assignmentId, startsAt: '2026-12-14T07:00:00Z' })
+    const mismatch = await entry(a, {
+      userId,
+      eventId: first.eventId,
+      assignmentId: second.assignmentId,
+      startsAt: '2026-12-14T07:00:00Z'
+    })
     assert.equal(mismatch.status, 400)
     assert.match(mismatch.body.data.validationErrors.assignmentId, /does not match/)
-    const travelEventType = (await suite.server().knex('assignmentEventTypes').where({ companyId: a.id }).orderBy('order'))[1].id
-    const wrongType = await entry(a, { userId, eventId: first.eventId, eventTypeId: travelEventType, startsAt: '2026-12-14T07:00:00Z' })
+    const travelEventType = (
+      await suite.server().knex('assignmentEventTypes').where({ companyId: a.id }).orderBy('order')
+    )[1].id
+    const wrongType = await entry(a, {
+      userId,
+      eventId: first.eventId,
+      eventTypeId: travelEventType,
+      startsAt: '2026-12-14T07:00:00Z'
+    })
     assert.equal(wrongType.status, 400)
     assert.match(wrongType.body.data.validationErrors.eventTypeId, /does not match/)
-    const unassigned = await entry(a, { userId, typeId: types.general, eventId: first.eventId, assignmentId: first.assignmentId, startsAt: '2026-12-14T07:00:00Z' })
+    const unassigned = await entry(a, {
+      userId,
+      typeId: types.general,
+      eventId: first.eventId,
+      assignmentId: first.assignmentId,
+      startsAt: '2026-12-14T07:00:00Z'
+    })
     assert.equal(unassigned.status, 400)
     assert.ok(unassigned.body.data.validationErrors.eventId)
     assert.ok(unassigned.body.data.validationErrors.assignmentId)
@@ -331,7 +451,10 @@ forEachDatabase('time-entries', (suite) => {
     assert.equal((await a.api.get(`/v1/time-entries/${body.id}`)).status, 404)
     assert.equal((await suite.server().knex('timeEntryPauses').where({ timeEntryId: body.id })).length, 0)
     // The slot is free again.
-    assert.equal((await entry(a, { userId, startsAt: '2026-12-05T08:00:00Z', endsAt: '2026-12-05T09:00:00Z' })).status, 201)
+    assert.equal(
+      (await entry(a, { userId, startsAt: '2026-12-05T08:00:00Z', endsAt: '2026-12-05T09:00:00Z' })).status,
+      201
+    )
   })
 
   it('filters by user, type, instants and open entries, and sorts', async () => {
@@ -341,12 +464,19 @@ forEachDatabase('time-entries', (suite) => {
     await entry(a, { userId, startsAt: '2026-12-08T08:00:00Z' })
     const byUser = await a.api.get('/v1/time-entries', { userId, '$sort[startsAt]': -1 })
     assert.equal(byUser.status, 200)
-    assert.deepEqual(byUser.body.items.map((e: any) => e.startsAt), ['2026-12-08T08:00:00.000Z', '2026-12-07T09:00:00.000Z', '2026-12-07T08:00:00.000Z'])
+    assert.deepEqual(
+      byUser.body.items.map((e: any) => e.startsAt),
+      ['2026-12-08T08:00:00.000Z', '2026-12-07T09:00:00.000Z', '2026-12-07T08:00:00.000Z']
+    )
     const open = await a.api.get('/v1/time-entries', { userId, endsAt: 'null' })
     assert.equal(open.body.total, 1)
     const travel = await a.api.get('/v1/time-entries', { userId, typeId: types.travel })
     assert.equal(travel.body.total, 1)
-    const range = await a.api.get('/v1/time-entries', { userId, 'startsAt[$gte]': '2026-12-07T08:30:00Z', 'startsAt[$lt]': '2026-12-08T00:00:00Z' })
+    const range = await a.api.get('/v1/time-entries', {
+      userId,
+      'startsAt[$gte]': '2026-12-07T08:30:00Z',
+      'startsAt[$lt]': '2026-12-08T00:00:00Z'
+    })
     assert.equal(range.body.total, 1)
     assert.equal((await a.api.get('/v1/time-entries', { externalId: 'F-1', userId })).body.total, 1)
     const bad = await a.api.get('/v1/time-entries', { 'startsAt[$gt]': 'yesterday' })
@@ -365,25 +495,58 @@ forEachDatabase('time-entries', (suite) => {
     assert.equal((await b.api.get('/v1/time-entries', { id })).body.total, 0)
     assert.equal((await b.api.get('/v1/time-entries', { userId })).body.total, 0)
     const typesB = await typesOf(b)
-    const foreignUser = await b.api.post('/v1/time-entries', { typeId: typesB.work, userId, startsAt: '2026-12-09T10:00:00Z' })
+    const foreignUser = await b.api.post('/v1/time-entries', {
+      typeId: typesB.work,
+      userId,
+      startsAt: '2026-12-09T10:00:00Z'
+    })
     assert.equal(foreignUser.status, 400)
     assert.ok(foreignUser.body.data.validationErrors.userId)
     const userB = await newUser(b)
-    const foreignType = await b.api.post('/v1/time-entries', { typeId: types.work, userId: userB, startsAt: '2026-12-09T10:00:00Z' })
+    const foreignType = await b.api.post('/v1/time-entries', {
+      typeId: types.work,
+      userId: userB,
+      startsAt: '2026-12-09T10:00:00Z'
+    })
     assert.equal(foreignType.status, 400)
     assert.ok(foreignType.body.data.validationErrors.typeId)
-    const foreignEventType = await b.api.post('/v1/time-entries', { typeId: typesB.work, userId: userB, eventTypeId: types.workEventType, startsAt: '2026-12-09T10:00:00Z' })
+    const foreignEventType = await b.api.post('/v1/time-entries', {
+      typeId: typesB.work,
+      userId: userB,
+      eventTypeId: types.workEventType,
+      startsAt: '2026-12-09T10:00:00Z'
+    })
     assert.equal(foreignEventType.status, 400)
     assert.ok(foreignEventType.body.data.validationErrors.eventTypeId)
     const orderA = await workOrder(a, types.workEventType)
-    const foreignEvent = await b.api.post('/v1/time-entries', { typeId: typesB.work, userId: userB, eventId: orderA.eventId, startsAt: '2026-12-09T10:00:00Z' })
+    const foreignEvent = await b.api.post('/v1/time-entries', {
+      typeId: typesB.work,
+      userId: userB,
+      eventId: orderA.eventId,
+      startsAt: '2026-12-09T10:00:00Z'
+    })
     assert.equal(foreignEvent.status, 400)
     assert.ok(foreignEvent.body.data.validationErrors.eventId)
-    const foreignAssignment = await b.api.post('/v1/time-entries', { typeId: typesB.work, userId: userB, assignmentId: orderA.assignmentId, startsAt: '2026-12-09T10:00:00Z' })
+    const foreignAssignment = await b.api.post('/v1/time-entries', {
+      typeId: typesB.work,
+      userId: userB,
+      assignmentId: orderA.assignmentId,
+      startsAt: '2026-12-09T10:00:00Z'
+    })
     assert.equal(foreignAssignment.status, 400)
     assert.ok(foreignAssignment.body.data.validationErrors.assignmentId)
     // A's entry is untouched and B's user may book the same time.
     assert.deepEqual((await a.api.get(`/v1/time-entries/${id}`)).body, created.body)
-    assert.equal((await b.api.post('/v1/time-entries', { typeId: typesB.work, userId: userB, startsAt: '2026-12-09T08:00:00Z', endsAt: '2026-12-09T09:00:00Z' })).status, 201)
+    assert.equal(
+      (
+        await b.api.post('/v1/time-entries', {
+          typeId: typesB.work,
+          userId: userB,
+          startsAt: '2026-12-09T08:00:00Z',
+          endsAt: '2026-12-09T09:00:00Z'
+        })
+      ).status,
+      201
+    )
   })
 })

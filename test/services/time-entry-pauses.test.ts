@@ -23,7 +23,12 @@ forEachDatabase('time-entry pauses', (suite) => {
 
   it('back-fills the pauses of a finished entry: duration and the day figures leave them out', async () => {
     const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
-    const res = await create({ userId, startsAt: '2026-11-16T08:00:00Z', endsAt: '2026-11-16T12:00:00Z', pauses: [pause('2026-11-16T10:00:00Z', '2026-11-16T10:30:00Z')] })
+    const res = await create({
+      userId,
+      startsAt: '2026-11-16T08:00:00Z',
+      endsAt: '2026-11-16T12:00:00Z',
+      pauses: [pause('2026-11-16T10:00:00Z', '2026-11-16T10:30:00Z')]
+    })
     assert.equal(res.status, 201, res.text)
     assert.equal(res.body.duration, 210)
     assert.deepEqual(res.body.pauses, [pause('2026-11-16T10:00:00.000Z', '2026-11-16T10:30:00.000Z')])
@@ -41,7 +46,10 @@ forEachDatabase('time-entry pauses', (suite) => {
     assert.equal(paused.status, 200, paused.text)
     assert.equal(paused.body.pausedAt, '2026-11-17T10:00:00.000Z')
     assert.deepEqual(paused.body.pauses, [pause('2026-11-17T10:00:00.000Z', null)])
-    assert.equal(errorsOf(await patch(body.id, { resumedAt: '2026-11-17T10:20:00Z' })).resumedAt, 'is accepted only together with pausedAt: null')
+    assert.equal(
+      errorsOf(await patch(body.id, { resumedAt: '2026-11-17T10:20:00Z' })).resumedAt,
+      'is accepted only together with pausedAt: null'
+    )
     assert.ok(errorsOf(await patch(body.id, { pausedAt: null, resumedAt: '2026-11-17T09:00:00Z' })).resumedAt)
     const resumed = await patch(body.id, { pausedAt: null, resumedAt: '2026-11-17T10:20:00Z' })
     assert.equal(resumed.status, 200, resumed.text)
@@ -53,12 +61,19 @@ forEachDatabase('time-entry pauses', (suite) => {
 
   it('closes the open pause at endsAt when the entry is stopped', async () => {
     const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
-    const { body } = await create({ userId, startsAt: '2026-11-18T08:00:00Z', pauses: [pause('2026-11-18T09:00:00Z', '2026-11-18T09:15:00Z'), pause('2026-11-18T11:00:00Z', null)] })
+    const { body } = await create({
+      userId,
+      startsAt: '2026-11-18T08:00:00Z',
+      pauses: [pause('2026-11-18T09:00:00Z', '2026-11-18T09:15:00Z'), pause('2026-11-18T11:00:00Z', null)]
+    })
     assert.equal(body.pausedAt, '2026-11-18T11:00:00.000Z')
     const ended = await patch(body.id, { endsAt: '2026-11-18T11:30:00Z' })
     assert.equal(ended.status, 200, ended.text)
     assert.equal(ended.body.pausedAt, null)
-    assert.deepEqual(ended.body.pauses, [pause('2026-11-18T09:00:00.000Z', '2026-11-18T09:15:00.000Z'), pause('2026-11-18T11:00:00.000Z', '2026-11-18T11:30:00.000Z')])
+    assert.deepEqual(ended.body.pauses, [
+      pause('2026-11-18T09:00:00.000Z', '2026-11-18T09:15:00.000Z'),
+      pause('2026-11-18T11:00:00.000Z', '2026-11-18T11:30:00.000Z')
+    ])
     assert.equal(ended.body.duration, 210 - 15 - 30)
   })
 
@@ -68,10 +83,26 @@ forEachDatabase('time-entry pauses', (suite) => {
     const invalid: [Record<string, unknown>, string][] = [
       [{ ...finished, pauses: [pause('2026-11-19T07:30:00Z', '2026-11-19T08:30:00Z')] }, 'pauses.0.startsAt'],
       [{ ...finished, pauses: [pause('2026-11-19T11:30:00Z', '2026-11-19T12:30:00Z')] }, 'pauses.0.endsAt'],
-      [{ ...finished, pauses: [pause('2026-11-19T09:00:00Z', '2026-11-19T10:00:00Z'), pause('2026-11-19T09:30:00Z', '2026-11-19T10:30:00Z')] }, 'pauses.1.startsAt'],
+      [
+        {
+          ...finished,
+          pauses: [
+            pause('2026-11-19T09:00:00Z', '2026-11-19T10:00:00Z'),
+            pause('2026-11-19T09:30:00Z', '2026-11-19T10:30:00Z')
+          ]
+        },
+        'pauses.1.startsAt'
+      ],
       [{ ...finished, pauses: [pause('2026-11-19T10:00:00Z', '2026-11-19T09:00:00Z')] }, 'pauses.0.endsAt'],
       [{ ...finished, pauses: [pause('2026-11-19T10:00:00Z', null)] }, 'pauses.0.endsAt'],
-      [{ userId, startsAt: '2026-11-19T08:00:00Z', pauses: [pause('2026-11-19T09:00:00Z', null), pause('2026-11-19T10:00:00Z', null)] }, 'pauses.1.endsAt'],
+      [
+        {
+          userId,
+          startsAt: '2026-11-19T08:00:00Z',
+          pauses: [pause('2026-11-19T09:00:00Z', null), pause('2026-11-19T10:00:00Z', null)]
+        },
+        'pauses.1.endsAt'
+      ],
       [{ ...finished, pauses: [pause('2026-11-19T10:00:00', '2026-11-19T10:30:00Z')] }, 'pauses.0.startsAt'],
       [{ ...finished, pauses: [pause('2100-01-02T00:00:00Z', '2026-11-19T10:30:00Z')] }, 'pauses.0.startsAt']
     ]
@@ -84,16 +115,28 @@ forEachDatabase('time-entry pauses', (suite) => {
     // Unordered input is stored sorted; touching pauses, and pauses at the entry's edges, are fine.
     const sorted = await create({
       ...finished,
-      pauses: [pause('2026-11-19T11:45:00Z', '2026-11-19T12:00:00Z'), pause('2026-11-19T08:00:00Z', '2026-11-19T08:10:00Z'), pause('2026-11-19T08:10:00Z', '2026-11-19T08:20:00Z')]
+      pauses: [
+        pause('2026-11-19T11:45:00Z', '2026-11-19T12:00:00Z'),
+        pause('2026-11-19T08:00:00Z', '2026-11-19T08:10:00Z'),
+        pause('2026-11-19T08:10:00Z', '2026-11-19T08:20:00Z')
+      ]
     })
     assert.equal(sorted.status, 201, sorted.text)
-    assert.deepEqual(sorted.body.pauses.map((p: any) => p.startsAt), ['2026-11-19T08:00:00.000Z', '2026-11-19T08:10:00.000Z', '2026-11-19T11:45:00.000Z'])
+    assert.deepEqual(
+      sorted.body.pauses.map((p: any) => p.startsAt),
+      ['2026-11-19T08:00:00.000Z', '2026-11-19T08:10:00.000Z', '2026-11-19T11:45:00.000Z']
+    )
     assert.equal(sorted.body.duration, 240 - 35)
   })
 
   it('replaces the list on PATCH; [] clears it; pauses with pausedAt in one body is 400; the span must hold the pauses', async () => {
     const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
-    const { body } = await create({ userId, startsAt: '2026-11-20T08:00:00Z', endsAt: '2026-11-20T12:00:00Z', pauses: [pause('2026-11-20T09:00:00Z', '2026-11-20T09:30:00Z')] })
+    const { body } = await create({
+      userId,
+      startsAt: '2026-11-20T08:00:00Z',
+      endsAt: '2026-11-20T12:00:00Z',
+      pauses: [pause('2026-11-20T09:00:00Z', '2026-11-20T09:30:00Z')]
+    })
     const replaced = await patch(body.id, { pauses: [pause('2026-11-20T10:00:00Z', '2026-11-20T10:15:00Z')] })
     assert.equal(replaced.status, 200, replaced.text)
     assert.deepEqual(replaced.body.pauses, [pause('2026-11-20T10:00:00.000Z', '2026-11-20T10:15:00.000Z')])
@@ -116,7 +159,8 @@ forEachDatabase('time-entry pauses', (suite) => {
     const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
     const { body } = await create({ userId, startsAt: '2026-11-23T08:00:00Z', endsAt: '2026-11-23T12:00:00Z' })
     const day = await f.day(a, userId, '2026-11-23')
-    for (const status of ['submitted', 'approved']) assert.equal((await a.api.patch(`/v1/time-sheet-days/${day.id}`, { status })).status, 200)
+    for (const status of ['submitted', 'approved'])
+      assert.equal((await a.api.patch(`/v1/time-sheet-days/${day.id}`, { status })).status, 200)
     const refused = await patch(body.id, { pauses: [pause('2026-11-23T10:00:00Z', '2026-11-23T10:30:00Z')] })
     assert.equal(refused.status, 409, refused.text)
     assert.deepEqual((await a.api.get(`/v1/time-entries/${body.id}`)).body.pauses, [])

@@ -18,18 +18,41 @@ forEachDatabase('time-entry-types', (suite) => {
   it('lists the seeded types: work and travel linked to their event types, one unassigned type, localized', async () => {
     const res = await de.api.get('/v1/time-entry-types')
     assert.equal(res.status, 200)
-    assert.deepEqual(Object.keys(res.body.items[0]).sort(), ['createdAt', 'deactivatedAt', 'eventTypeId', 'externalId', 'id', 'isUnassigned', 'name', 'order', 'updatedAt'])
-    assert.deepEqual(res.body.items.map((t: any) => [t.name, t.eventTypeId, t.isUnassigned, t.order]), [
-      ['Arbeitszeit', eventTypes.work, false, 0],
-      ['Fahrzeit', eventTypes.travel, false, 1],
-      ['Allgemeine Tätigkeit', null, true, 2]
+    assert.deepEqual(Object.keys(res.body.items[0]).sort(), [
+      'createdAt',
+      'deactivatedAt',
+      'eventTypeId',
+      'externalId',
+      'id',
+      'isUnassigned',
+      'name',
+      'order',
+      'updatedAt'
     ])
-    assert.deepEqual((await it_.api.get('/v1/time-entry-types')).body.items.map((t: any) => t.name), ['Orario di lavoro', 'Tempo di viaggio', 'Attività generale'])
-    assert.deepEqual((await fr.api.get('/v1/time-entry-types')).body.items.map((t: any) => t.name), ['Working time', 'Travel time', 'General activity'])
+    assert.deepEqual(
+      res.body.items.map((t: any) => [t.name, t.eventTypeId, t.isUnassigned, t.order]),
+      [
+        ['Arbeitszeit', eventTypes.work, false, 0],
+        ['Fahrzeit', eventTypes.travel, false, 1],
+        ['Allgemeine Tätigkeit', null, true, 2]
+      ]
+    )
+    assert.deepEqual(
+      (await it_.api.get('/v1/time-entry-types')).body.items.map((t: any) => t.name),
+      ['Orario di lavoro', 'Tempo di viaggio', 'Attività generale']
+    )
+    assert.deepEqual(
+      (await fr.api.get('/v1/time-entry-types')).body.items.map((t: any) => t.name),
+      ['Working time', 'Travel time', 'General activity']
+    )
   })
 
   it('creates a type (201) with order after the last one and isUnassigned false by default', async () => {
-    const res = await de.api.post('/v1/time-entry-types', { name: 'Montage', eventTypeId: eventTypes.work, externalId: 'lohnart-10' })
+    const res = await de.api.post('/v1/time-entry-types', {
+      name: 'Montage',
+      eventTypeId: eventTypes.work,
+      externalId: 'lohnart-10'
+    })
     assert.equal(res.status, 201)
     assert.equal(res.body.order, 3)
     assert.equal(res.body.isUnassigned, false)
@@ -47,7 +70,11 @@ forEachDatabase('time-entry-types', (suite) => {
     const deactivated = await de.api.post('/v1/time-entry-types', { name: 'X', deactivatedAt: '2026-01-01T00:00:00Z' })
     assert.equal(deactivated.status, 400)
     assert.equal(deactivated.body.data.validationErrors.deactivatedAt, 'can only be changed by PATCH')
-    const both = await de.api.post('/v1/time-entry-types', { name: 'X', isUnassigned: true, eventTypeId: eventTypes.work })
+    const both = await de.api.post('/v1/time-entry-types', {
+      name: 'X',
+      isUnassigned: true,
+      eventTypeId: eventTypes.work
+    })
     assert.equal(both.status, 400)
     assert.ok(both.body.data.validationErrors.eventTypeId)
     const unassigned = await de.api.post('/v1/time-entry-types', { name: 'Werkstatt', isUnassigned: true })
@@ -61,7 +88,11 @@ forEachDatabase('time-entry-types', (suite) => {
   it('refuses a deactivated event type for new types; existing types keep theirs', async () => {
     const company = await suite.company()
     const [work, travel] = (await company.api.get('/v1/assignment-event-types')).body.items
-    await suite.server().knex('assignmentEventTypes').where({ id: travel.id }).update({ deactivatedAt: new Date().toISOString() })
+    await suite
+      .server()
+      .knex('assignmentEventTypes')
+      .where({ id: travel.id })
+      .update({ deactivatedAt: new Date().toISOString() })
     const res = await company.api.post('/v1/time-entry-types', { name: 'Anfahrt', eventTypeId: travel.id })
     assert.equal(res.status, 400)
     assert.match(res.body.data.validationErrors.eventTypeId, /deactivated/)
@@ -69,17 +100,30 @@ forEachDatabase('time-entry-types', (suite) => {
     const renamed = await company.api.patch(`/v1/time-entry-types/${seededTravel.id}`, { name: 'Fahrt (alt)' })
     assert.equal(renamed.status, 200)
     assert.equal(renamed.body.eventTypeId, travel.id)
-    assert.equal((await company.api.post('/v1/time-entry-types', { name: 'Arbeit 2', eventTypeId: work.id })).status, 201)
+    assert.equal(
+      (await company.api.post('/v1/time-entry-types', { name: 'Arbeit 2', eventTypeId: work.id })).status,
+      201
+    )
   })
 
   it('PATCH changes name, order and externalId; isUnassigned and eventTypeId are create-only', async () => {
     const created = await de.api.post('/v1/time-entry-types', { name: 'Patch me', eventTypeId: eventTypes.travel })
-    const res = await de.api.patch(`/v1/time-entry-types/${created.body.id}`, { name: 'Patched', order: 99, externalId: 'e-1' })
+    const res = await de.api.patch(`/v1/time-entry-types/${created.body.id}`, {
+      name: 'Patched',
+      order: 99,
+      externalId: 'e-1'
+    })
     assert.equal(res.status, 200)
     assert.deepEqual([res.body.name, res.body.order, res.body.externalId], ['Patched', 99, 'e-1'])
-    const createOnly = await de.api.patch(`/v1/time-entry-types/${created.body.id}`, { isUnassigned: true, eventTypeId: eventTypes.work })
+    const createOnly = await de.api.patch(`/v1/time-entry-types/${created.body.id}`, {
+      isUnassigned: true,
+      eventTypeId: eventTypes.work
+    })
     assert.equal(createOnly.status, 400)
-    assert.deepEqual(createOnly.body.data.validationErrors, { isUnassigned: 'can only be set on create', eventTypeId: 'can only be set on create' })
+    assert.deepEqual(createOnly.body.data.validationErrors, {
+      isUnassigned: 'can only be set on create',
+      eventTypeId: 'can only be set on create'
+    })
     const cleared = await de.api.patch(`/v1/time-entry-types/${created.body.id}`, { name: null })
     assert.equal(cleared.status, 400)
     assert.equal((await de.api.get(`/v1/time-entry-types/${created.body.id}`)).body.name, 'Patched')
@@ -91,16 +135,33 @@ forEachDatabase('time-entry-types', (suite) => {
     assert.equal(res.status, 200)
     assert.equal(res.body.deactivatedAt, '2026-06-30T22:00:00.000Z')
     assert.equal((await de.api.get(`/v1/time-entry-types/${created.body.id}`)).status, 200)
-    assert.deepEqual((await de.api.get('/v1/time-entry-types', { 'deactivatedAt[$ne]': 'null' })).body.items.map((t: any) => t.id), [created.body.id])
-    assert.equal((await de.api.get('/v1/time-entry-types', { id: created.body.id, deactivatedAt: 'null' })).body.total, 0)
-    assert.equal((await de.api.patch(`/v1/time-entry-types/${created.body.id}`, { deactivatedAt: null })).body.deactivatedAt, null)
+    assert.deepEqual(
+      (await de.api.get('/v1/time-entry-types', { 'deactivatedAt[$ne]': 'null' })).body.items.map((t: any) => t.id),
+      [created.body.id]
+    )
+    assert.equal(
+      (await de.api.get('/v1/time-entry-types', { id: created.body.id, deactivatedAt: 'null' })).body.total,
+      0
+    )
+    assert.equal(
+      (await de.api.patch(`/v1/time-entry-types/${created.body.id}`, { deactivatedAt: null })).body.deactivatedAt,
+      null
+    )
   })
 
   it('filters by every listed field', async () => {
     const tag = `T${Date.now()}`
-    const a = await de.api.post('/v1/time-entry-types', { name: `${tag} a`, eventTypeId: eventTypes.travel, order: 1000, externalId: `${tag}-a` })
+    const a = await de.api.post('/v1/time-entry-types', {
+      name: `${tag} a`,
+      eventTypeId: eventTypes.travel,
+      order: 1000,
+      externalId: `${tag}-a`
+    })
     const b = await de.api.post('/v1/time-entry-types', { name: `${tag} b`, isUnassigned: true, order: 1001 })
-    const ids = (query: Record<string, any>) => de.api.get('/v1/time-entry-types', { 'name[$like]': `${tag}%`, ...query }).then((r) => r.body.items.map((t: any) => t.id))
+    const ids = (query: Record<string, any>) =>
+      de.api
+        .get('/v1/time-entry-types', { 'name[$like]': `${tag}%`, ...query })
+        .then((r) => r.body.items.map((t: any) => t.id))
     assert.deepEqual(await ids({ eventTypeId: eventTypes.travel }), [a.body.id])
     assert.deepEqual(await ids({ isUnassigned: true }), [b.body.id])
     assert.deepEqual(await ids({ isUnassigned: false }), [a.body.id])
@@ -108,8 +169,18 @@ forEachDatabase('time-entry-types', (suite) => {
     assert.deepEqual(await ids({ 'order[$gte]': 1001 }), [b.body.id])
     assert.deepEqual(await ids({ '$sort[order]': -1 }), [b.body.id, a.body.id])
     assert.deepEqual(await ids({ externalId: `${tag}-a` }), [a.body.id])
-    assert.deepEqual((await de.api.get('/v1/time-entry-types', { name: `${tag} b` })).body.items.map((t: any) => t.id), [b.body.id])
-    assert.deepEqual(await ids({ 'id[$in]': [a.body.id], 'createdAt[$lte]': new Date(Date.now() + 60000).toISOString(), 'updatedAt[$gt]': '2020-01-01T00:00:00Z' }), [a.body.id])
+    assert.deepEqual(
+      (await de.api.get('/v1/time-entry-types', { name: `${tag} b` })).body.items.map((t: any) => t.id),
+      [b.body.id]
+    )
+    assert.deepEqual(
+      await ids({
+        'id[$in]': [a.body.id],
+        'createdAt[$lte]': new Date(Date.now() + 60000).toISOString(),
+        'updatedAt[$gt]': '2020-01-01T00:00:00Z'
+      }),
+      [a.body.id]
+    )
     assert.equal((await de.api.get('/v1/time-entry-types', { isUnassigned: 'maybe' })).status, 400)
   })
 

@@ -6,10 +6,34 @@ import { addDays, horizonOf } from '../../src/timesheets/periods'
 import { createRestClient } from '../../src/client'
 
 const DAY_FIELDS = [
-  'approvedAt', 'approvedById', 'breakTime', 'breakTimeErrorDurationMin', 'breakTimeErrorExpected', 'breakTimeErrorType', 'breakTimeErrorValue',
-  'createdAt', 'day', 'declinedAt', 'declinedById', 'declinedNote', 'duration', 'durationErrorExpected', 'durationErrorValue', 'endsAt',
-  'expectedDuration', 'externalId', 'id', 'manipulatedAt', 'manipulatedById', 'note', 'startsAt', 'status', 'submittedAt', 'submittedFirstAt',
-  'updatedAt', 'userId'
+  'approvedAt',
+  'approvedById',
+  'breakTime',
+  'breakTimeErrorDurationMin',
+  'breakTimeErrorExpected',
+  'breakTimeErrorType',
+  'breakTimeErrorValue',
+  'createdAt',
+  'day',
+  'declinedAt',
+  'declinedById',
+  'declinedNote',
+  'duration',
+  'durationErrorExpected',
+  'durationErrorValue',
+  'endsAt',
+  'expectedDuration',
+  'externalId',
+  'id',
+  'manipulatedAt',
+  'manipulatedById',
+  'note',
+  'startsAt',
+  'status',
+  'submittedAt',
+  'submittedFirstAt',
+  'updatedAt',
+  'userId'
 ]
 
 forEachDatabase('time-sheet-days', (suite) => {
@@ -24,7 +48,8 @@ forEachDatabase('time-sheet-days', (suite) => {
     types = await f.typesOf(a)
   })
 
-  const patch = (id: number, body: Record<string, unknown>, company = a) => company.api.patch(`/v1/time-sheet-days/${id}`, body)
+  const patch = (id: number, body: Record<string, unknown>, company = a) =>
+    company.api.patch(`/v1/time-sheet-days/${id}`, body)
 
   it('looks a day up by user, creating it with its week and month (full shape, figures in minutes)', async () => {
     const userId = await f.newUser(a, { employedFrom: '2026-11-01' })
@@ -46,9 +71,15 @@ forEachDatabase('time-sheet-days', (suite) => {
     const again = await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-11-02' })
     assert.deepEqual(again.body, res.body)
     const weeks = await a.api.get('/v1/time-sheet-weeks', { userId })
-    assert.deepEqual(weeks.body.items.map((w: any) => w.weekStart), ['2026-11-02'])
+    assert.deepEqual(
+      weeks.body.items.map((w: any) => w.weekStart),
+      ['2026-11-02']
+    )
     const months = await a.api.get('/v1/time-sheet-months', { userId })
-    assert.deepEqual(months.body.items.map((m: any) => m.month), ['2026-11-01'])
+    assert.deepEqual(
+      months.body.items.map((m: any) => m.month),
+      ['2026-11-01']
+    )
     assert.equal(months.body.items[0].sumActual, 510.33)
   })
 
@@ -58,15 +89,31 @@ forEachDatabase('time-sheet-days', (suite) => {
     assert.deepEqual([day.duration, day.startsAt, day.breakTime], [0, null, null])
     const first = await f.entry(a, types, userId, '2026-11-03T06:00:00+01:00', '2026-11-03T13:00:00+01:00')
     let got = (await a.api.get(`/v1/time-sheet-days/${day.id}`)).body
-    assert.deepEqual([got.duration, got.breakTime, got.breakTimeErrorType, got.breakTimeErrorExpected, got.breakTimeErrorValue, got.breakTimeErrorDurationMin], [420, 0, 'missing', 30, 0, 360])
+    assert.deepEqual(
+      [
+        got.duration,
+        got.breakTime,
+        got.breakTimeErrorType,
+        got.breakTimeErrorExpected,
+        got.breakTimeErrorValue,
+        got.breakTimeErrorDurationMin
+      ],
+      [420, 0, 'missing', 30, 0, 360]
+    )
     await a.api.patch(`/v1/time-entries/${first.id}`, { endsAt: '2026-11-03T10:00:00+01:00' })
     await f.entry(a, types, userId, '2026-11-03T10:20:00+01:00', '2026-11-03T17:30:00+01:00')
     got = (await a.api.get(`/v1/time-sheet-days/${day.id}`)).body
-    assert.deepEqual([got.duration, got.breakTime, got.breakTimeErrorType, got.breakTimeErrorExpected, got.durationErrorExpected], [670, 20, 'tooShort', 45, 600])
+    assert.deepEqual(
+      [got.duration, got.breakTime, got.breakTimeErrorType, got.breakTimeErrorExpected, got.durationErrorExpected],
+      [670, 20, 'tooShort', 45, 600]
+    )
     assert.equal(got.durationErrorValue, 670)
     assert.equal((await a.api.delete(`/v1/time-entries/${first.id}`)).status, 204)
     got = (await a.api.get(`/v1/time-sheet-days/${day.id}`)).body
-    assert.deepEqual([got.duration, got.startsAt, got.breakTimeErrorType, got.durationErrorValue], [430, '2026-11-03T09:20:00.000Z', 'missing', null])
+    assert.deepEqual(
+      [got.duration, got.startsAt, got.breakTimeErrorType, got.durationErrorValue],
+      [430, '2026-11-03T09:20:00.000Z', 'missing', null]
+    )
   })
 
   it('lets approved absences set the target and credit worked time', async () => {
@@ -81,11 +128,19 @@ forEachDatabase('time-sheet-days', (suite) => {
     assert.deepEqual([training.expectedDuration, training.duration, training.breakTimeErrorType], [480, 480, null])
     assert.deepEqual([doctor.expectedDuration, doctor.duration], [330, 0])
     // Only while approved: a draft request changes nothing.
-    const draft = await a.api.post('/v1/user-absences', { typeId: types.vacation, userId, startsAt: '2026-11-09T00:00:00+01:00', endsAt: '2026-11-10T00:00:00+01:00' })
+    const draft = await a.api.post('/v1/user-absences', {
+      typeId: types.vacation,
+      userId,
+      startsAt: '2026-11-09T00:00:00+01:00',
+      endsAt: '2026-11-10T00:00:00+01:00'
+    })
     assert.equal(draft.status, 201)
     const day = await f.day(a, userId, '2026-11-09')
     assert.equal(day.expectedDuration, 480)
-    await a.api.patch(`/v1/user-absences/${draft.body.id}`, { requestedAt: '2026-11-01T09:00:00Z', approvedAt: '2026-11-01T10:00:00Z' })
+    await a.api.patch(`/v1/user-absences/${draft.body.id}`, {
+      requestedAt: '2026-11-01T09:00:00Z',
+      approvedAt: '2026-11-01T10:00:00Z'
+    })
     assert.equal((await a.api.get(`/v1/time-sheet-days/${day.id}`)).body.expectedDuration, 0)
   })
 
@@ -96,7 +151,10 @@ forEachDatabase('time-sheet-days', (suite) => {
     assert.equal(day.duration, 480)
     const res = await patch(day.id, { duration: 450.5, breakTime: 30, startsAt: '2026-11-10T06:45:00+01:00' })
     assert.equal(res.status, 200, res.text)
-    assert.deepEqual([res.body.duration, res.body.breakTime, res.body.startsAt, res.body.endsAt], [450.5, 30, '2026-11-10T05:45:00.000Z', '2026-11-10T14:00:00.000Z'])
+    assert.deepEqual(
+      [res.body.duration, res.body.breakTime, res.body.startsAt, res.body.endsAt],
+      [450.5, 30, '2026-11-10T05:45:00.000Z', '2026-11-10T14:00:00.000Z']
+    )
     assert.equal(res.body.manipulatedById, a.adminUserId)
     assert.ok(res.body.manipulatedAt)
     // The month adds the overridden figure.
@@ -105,7 +163,10 @@ forEachDatabase('time-sheet-days', (suite) => {
     assert.deepEqual([partly.body.duration, partly.body.breakTime], [480, 30])
     assert.ok(partly.body.manipulatedAt)
     const back = await patch(day.id, { breakTime: null, startsAt: null })
-    assert.deepEqual([back.body.breakTime, back.body.startsAt, back.body.manipulatedAt, back.body.manipulatedById], [0, '2026-11-10T06:00:00.000Z', null, null])
+    assert.deepEqual(
+      [back.body.breakTime, back.body.startsAt, back.body.manipulatedAt, back.body.manipulatedById],
+      [0, '2026-11-10T06:00:00.000Z', null, null]
+    )
   })
 
   it('refuses invalid overrides with 400 naming the field', async () => {
@@ -142,7 +203,10 @@ forEachDatabase('time-sheet-days', (suite) => {
     assert.deepEqual([declined.body.declinedById, declined.body.declinedNote], [a.adminUserId, 'Pause fehlt'])
     assert.ok(declined.body.declinedAt)
     const again = await patch(day.id, { status: 'submitted' })
-    assert.deepEqual([again.body.declinedAt, again.body.declinedById, again.body.submittedFirstAt], [null, null, submitted.body.submittedFirstAt])
+    assert.deepEqual(
+      [again.body.declinedAt, again.body.declinedById, again.body.submittedFirstAt],
+      [null, null, submitted.body.submittedFirstAt]
+    )
     assert.ok(again.body.submittedAt >= submitted.body.submittedAt)
     const approved = await patch(day.id, { status: 'approved' })
     assert.deepEqual([approved.body.status, approved.body.approvedById], ['approved', a.adminUserId])
@@ -153,7 +217,10 @@ forEachDatabase('time-sheet-days', (suite) => {
     // The same status is no move.
     assert.equal((await patch(day.id, { status: 'approved' })).status, 200)
     const reopened = await patch(day.id, { status: 'draft' })
-    assert.deepEqual([reopened.body.status, reopened.body.approvedAt, reopened.body.approvedById], ['draft', null, null])
+    assert.deepEqual(
+      [reopened.body.status, reopened.body.approvedAt, reopened.body.approvedById],
+      ['draft', null, null]
+    )
   })
 
   it('refuses field changes on a submitted or approved day (409) but not externalId or a decline note', async () => {
@@ -183,16 +250,38 @@ forEachDatabase('time-sheet-days', (suite) => {
     await f.entry(a, types, userId, '2026-11-16T13:00:00+01:00', '2026-11-16T14:00:00+01:00')
     assert.equal((await a.api.get(`/v1/time-sheet-days/${day.id}`)).body.duration, 300)
     await patch(day.id, { status: 'approved' })
-    const refused = await a.api.post('/v1/time-entries', { typeId: types.work, userId, startsAt: '2026-11-16T15:00:00+01:00', endsAt: '2026-11-16T16:00:00+01:00' })
+    const refused = await a.api.post('/v1/time-entries', {
+      typeId: types.work,
+      userId,
+      startsAt: '2026-11-16T15:00:00+01:00',
+      endsAt: '2026-11-16T16:00:00+01:00'
+    })
     assert.equal(refused.status, 409, refused.text)
     assert.deepEqual(refused.body.data.days, ['2026-11-16'])
-    assert.equal((await a.api.patch(`/v1/time-entries/${entry.id}`, { endsAt: '2026-11-16T11:00:00+01:00' })).status, 409)
+    assert.equal(
+      (await a.api.patch(`/v1/time-entries/${entry.id}`, { endsAt: '2026-11-16T11:00:00+01:00' })).status,
+      409
+    )
     assert.equal((await a.api.delete(`/v1/time-entries/${entry.id}`)).status, 409)
     // Moving an entry onto the approved day is refused as well.
     const other = await f.entry(a, types, userId, '2026-11-17T08:00:00+01:00', '2026-11-17T09:00:00+01:00')
-    assert.equal((await a.api.patch(`/v1/time-entries/${other.id}`, { startsAt: '2026-11-16T18:00:00+01:00', endsAt: '2026-11-16T19:00:00+01:00' })).status, 409)
+    assert.equal(
+      (
+        await a.api.patch(`/v1/time-entries/${other.id}`, {
+          startsAt: '2026-11-16T18:00:00+01:00',
+          endsAt: '2026-11-16T19:00:00+01:00'
+        })
+      ).status,
+      409
+    )
     const at = new Date().toISOString()
-    const absence = await a.api.post('/v1/user-absences', { typeId: types.sick, userId, startsAt: '2026-11-16T00:00:00+01:00', endsAt: '2026-11-17T00:00:00+01:00', requestedAt: at })
+    const absence = await a.api.post('/v1/user-absences', {
+      typeId: types.sick,
+      userId,
+      startsAt: '2026-11-16T00:00:00+01:00',
+      endsAt: '2026-11-17T00:00:00+01:00',
+      requestedAt: at
+    })
     assert.equal(absence.status, 409, absence.text)
     assert.equal((await a.api.get(`/v1/time-sheet-days/${day.id}`)).body.duration, 300)
     await patch(day.id, { status: 'draft' })
@@ -214,10 +303,20 @@ forEachDatabase('time-sheet-days', (suite) => {
   it('creates a day by POST (201); a second one for the user and day is 409', async () => {
     const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
     await f.entry(a, types, userId, '2026-10-05T08:00:00+02:00', '2026-10-05T16:00:00+02:00')
-    const res = await a.api.post('/v1/time-sheet-days', { userId, day: '2026-10-05', note: 'Montage', breakTime: 30, status: 'submitted', externalId: 'D-1' })
+    const res = await a.api.post('/v1/time-sheet-days', {
+      userId,
+      day: '2026-10-05',
+      note: 'Montage',
+      breakTime: 30,
+      status: 'submitted',
+      externalId: 'D-1'
+    })
     assert.equal(res.status, 201, res.text)
     assert.deepEqual(Object.keys(res.body).sort(), DAY_FIELDS)
-    assert.deepEqual([res.body.status, res.body.note, res.body.breakTime, res.body.duration, res.body.manipulatedById], ['submitted', 'Montage', 30, 480, a.adminUserId])
+    assert.deepEqual(
+      [res.body.status, res.body.note, res.body.breakTime, res.body.duration, res.body.manipulatedById],
+      ['submitted', 'Montage', 30, 480, a.adminUserId]
+    )
     assert.ok(res.body.submittedFirstAt)
     const twice = await a.api.post('/v1/time-sheet-days', { userId, day: '2026-10-05' })
     assert.equal(twice.status, 409)
@@ -236,7 +335,12 @@ forEachDatabase('time-sheet-days', (suite) => {
     const horizon = horizonOf('Europe/Berlin')
     assert.equal((await a.api.post('/v1/time-sheet-days', { userId, day: addDays(horizon, 1) })).status, 400)
     assert.equal((await a.api.post('/v1/time-sheet-days', { userId, day: '1999-12-31' })).status, 400)
-    const read = await a.api.post('/v1/time-sheet-days', { userId, day: '2026-10-07', expectedDuration: 1, submittedAt: '2026-10-07T10:00:00Z' })
+    const read = await a.api.post('/v1/time-sheet-days', {
+      userId,
+      day: '2026-10-07',
+      expectedDuration: 1,
+      submittedAt: '2026-10-07T10:00:00Z'
+    })
     assert.equal(read.status, 400)
     assert.deepEqual(read.body.data.validationErrors, { expectedDuration: 'is read-only', submittedAt: 'is read-only' })
     assert.equal((await a.api.get('/v1/time-sheet-days', { userId })).body.total, 0)
@@ -259,7 +363,10 @@ forEachDatabase('time-sheet-days', (suite) => {
       assert.ok(res.body.data.validationErrors[field], `${field}: ${res.text}`)
     }
     assert.equal((await a.api.get('/v1/time-sheet-days/by-user', { userId, day: horizon })).status, 200)
-    assert.equal((await a.api.get('/v1/time-sheet-days/by-user', { userId: 2147483000, day: '2026-11-02' })).status, 404)
+    assert.equal(
+      (await a.api.get('/v1/time-sheet-days/by-user', { userId: 2147483000, day: '2026-11-02' })).status,
+      404
+    )
   })
 
   it('lists with the spec filters and sorts', async () => {
@@ -268,9 +375,15 @@ forEachDatabase('time-sheet-days', (suite) => {
     const second = await f.day(a, userId, '2026-09-02')
     await patch(second.id, { status: 'submitted' })
     const range = await a.api.get('/v1/time-sheet-days', { userId, 'day[$gte]': '2026-09-02', '$sort[day]': -1 })
-    assert.deepEqual(range.body.items.map((d: any) => d.day), ['2026-09-03', '2026-09-02'])
+    assert.deepEqual(
+      range.body.items.map((d: any) => d.day),
+      ['2026-09-03', '2026-09-02']
+    )
     const submitted = await a.api.get('/v1/time-sheet-days', { userId, status: 'submitted' })
-    assert.deepEqual(submitted.body.items.map((d: any) => d.id), [second.id])
+    assert.deepEqual(
+      submitted.body.items.map((d: any) => d.id),
+      [second.id]
+    )
     assert.equal((await a.api.get('/v1/time-sheet-days', { userId, 'submittedAt[$ne]': 'null' })).body.total, 1)
     assert.equal((await a.api.get('/v1/time-sheet-days', { userId, 'day[$gt]': '2026-13-01' })).status, 400)
     assert.equal((await a.api.get('/v1/time-sheet-days', { duration: 5 })).status, 400)
@@ -282,12 +395,17 @@ forEachDatabase('time-sheet-days', (suite) => {
     const day = await client.service('v1/time-sheet-days/by-user').find({ query: { userId, day: '2026-09-08' } })
     const expected: number | null = day.expectedDuration
     assert.deepEqual([day.day, expected], ['2026-09-08', 480])
-    const week = await client.service('v1/time-sheet-weeks/by-user').find({ query: { userId, weekStart: '2026-09-07' } })
+    const week = await client
+      .service('v1/time-sheet-weeks/by-user')
+      .find({ query: { userId, weekStart: '2026-09-07' } })
     const patched = await client.service('v1/time-sheet-weeks').patch(week.id, { status: 'submitted' })
     assert.equal(patched.submittedCount, 7)
     const month = await client.service('v1/time-sheet-months/by-user').find({ query: { userId, month: '2026-09-01' } })
     assert.equal((await client.service('v1/time-sheet-months').patch(month.id, { carryInManual: 15 })).carryIn, 15)
-    await assert.rejects(client.service('v1/time-sheet-days/by-user').find({ query: { userId, day: '2026-09-09T00:00:00Z' } }), (e: any) => e.code === 400)
+    await assert.rejects(
+      client.service('v1/time-sheet-days/by-user').find({ query: { userId, day: '2026-09-09T00:00:00Z' } }),
+      (e: any) => e.code === 400
+    )
   })
 
   it('offers no DELETE or PUT (405)', async () => {
@@ -306,15 +424,25 @@ forEachDatabase('time-sheet-days', (suite) => {
       await sb.client.authenticate({ strategy: 'apiKey', apiKey: b.apiKey })
       const seenA: string[] = []
       const seenB: string[] = []
-      sa.socket.onAny((event: string, data: any) => seenA.push(`${event} ${data?.day ?? data?.weekStart ?? data?.month}`))
+      sa.socket.onAny((event: string, data: any) =>
+        seenA.push(`${event} ${data?.day ?? data?.weekStart ?? data?.month}`)
+      )
       sb.socket.onAny((event: string) => seenB.push(event))
       const userId = await f.newUser(a, { employedFrom: '2026-08-01' })
       await f.day(a, userId, '2026-08-03')
-      const expected = ['v1/time-sheet-days created 2026-08-03', 'v1/time-sheet-weeks created 2026-08-03', 'v1/time-sheet-months created 2026-08-01']
+      const expected = [
+        'v1/time-sheet-days created 2026-08-03',
+        'v1/time-sheet-weeks created 2026-08-03',
+        'v1/time-sheet-months created 2026-08-01'
+      ]
       const deadline = Date.now() + 5000
-      while (!expected.every((e) => seenA.includes(e)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+      while (!expected.every((e) => seenA.includes(e)) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 25))
       for (const event of expected) assert.ok(seenA.includes(event), `${event} in ${seenA}`)
-      assert.deepEqual(seenB.filter((e) => e.startsWith('v1/time-sheet')), [])
+      assert.deepEqual(
+        seenB.filter((e) => e.startsWith('v1/time-sheet')),
+        []
+      )
     } finally {
       sa.close()
       sb.close()
@@ -361,11 +489,19 @@ forEachDatabase('time-sheet-days', (suite) => {
         await new Promise((r) => setTimeout(r, 100)) // nothing more arrives
         assert.deepEqual(ours.heard.splice(0).sort(), wanted.sort())
       }
-      await expect([`time-sheet-days ${day.id} 300`, `time-sheet-weeks ${week.id} 300`, `time-sheet-months ${month.id} 300`])
+      await expect([
+        `time-sheet-days ${day.id} 300`,
+        `time-sheet-weeks ${week.id} 300`,
+        `time-sheet-months ${month.id} 300`
+      ])
       assert.equal((await a.api.delete(`/v1/time-entries/${entry.id}`)).status, 204)
       await expect([`time-sheet-days ${day.id} 0`, `time-sheet-weeks ${week.id} 0`, `time-sheet-months ${month.id} 0`])
       await f.absence(a, types.training, userId, '2026-09-15T00:00:00+02:00', '2026-09-16T00:00:00+02:00')
-      await expect([`time-sheet-days ${day.id} 480`, `time-sheet-weeks ${week.id} 480`, `time-sheet-months ${month.id} 480`])
+      await expect([
+        `time-sheet-days ${day.id} 480`,
+        `time-sheet-weeks ${week.id} 480`,
+        `time-sheet-months ${month.id} 480`
+      ])
       // A write that changes no figure announces nothing beyond its own record.
       assert.equal((await a.api.patch(`/v1/time-sheet-days/${day.id}`, { note: 'Schulung' })).status, 200)
       await expect([`time-sheet-days ${day.id} 480`])

@@ -5,14 +5,53 @@ import { changeWorkingTime, mondayHour, SheetTypes, sheetFixtures } from '../tim
 import { addMonths, horizonOf, monthOf, today } from '../../src/timesheets/periods'
 
 const MONTH_FIELDS = [
-  'approvedAt', 'approvedCount', 'carryIn', 'carryInComputed', 'carryInCorrectionType', 'carryInLocked', 'carryOut', 'carryOutComputed',
-  'carryOutCorrectionType', 'carryOutForfeited', 'carryOutLocked', 'computedAt', 'createdAt', 'currentDifference', 'declinedAt', 'declinedCount',
-  'declinedNote', 'externalId', 'hasMultipleDayTimeEntryCount', 'hasOpenTimeEntryCount', 'id', 'lockedAt', 'month', 'note',
-  'openTimeEntryEarliestDay', 'recomputableCount', 'status', 'submittedAt', 'submittedCount', 'submittedFirstAt', 'sumActual', 'sumActualComputed',
-  'sumActualLocked', 'sumTarget', 'sumTargetComputed', 'sumTargetLocked', 'updatedAt', 'userId'
+  'approvedAt',
+  'approvedCount',
+  'carryIn',
+  'carryInComputed',
+  'carryInCorrectionType',
+  'carryInLocked',
+  'carryOut',
+  'carryOutComputed',
+  'carryOutCorrectionType',
+  'carryOutForfeited',
+  'carryOutLocked',
+  'computedAt',
+  'createdAt',
+  'currentDifference',
+  'declinedAt',
+  'declinedCount',
+  'declinedNote',
+  'externalId',
+  'hasMultipleDayTimeEntryCount',
+  'hasOpenTimeEntryCount',
+  'id',
+  'lockedAt',
+  'month',
+  'note',
+  'openTimeEntryEarliestDay',
+  'recomputableCount',
+  'status',
+  'submittedAt',
+  'submittedCount',
+  'submittedFirstAt',
+  'sumActual',
+  'sumActualComputed',
+  'sumActualLocked',
+  'sumTarget',
+  'sumTargetComputed',
+  'sumTargetLocked',
+  'updatedAt',
+  'userId'
 ]
 
-const carry = (m: any) => ({ carryInComputed: m.carryInComputed, carryIn: m.carryIn, sumActual: m.sumActual, sumTarget: m.sumTarget, carryOut: m.carryOut })
+const carry = (m: any) => ({
+  carryInComputed: m.carryInComputed,
+  carryIn: m.carryIn,
+  sumActual: m.sumActual,
+  sumTarget: m.sumTarget,
+  carryOut: m.carryOut
+})
 
 forEachDatabase('time-sheet-months', (suite) => {
   const f = sheetFixtures(suite)
@@ -30,7 +69,8 @@ forEachDatabase('time-sheet-months', (suite) => {
     await changeWorkingTime(suite, c, mondayHour)
   })
 
-  const patch = (company: TestCompany, id: number, body: Record<string, unknown>) => company.api.patch(`/v1/time-sheet-months/${id}`, body)
+  const patch = (company: TestCompany, id: number, body: Record<string, unknown>) =>
+    company.api.patch(`/v1/time-sheet-months/${id}`, body)
   const monthsOf = async (company: TestCompany, userId: number) =>
     (await company.api.get('/v1/time-sheet-months', { userId, size: 20, '$sort[month]': 1 })).body.items as any[]
 
@@ -39,15 +79,36 @@ forEachDatabase('time-sheet-months', (suite) => {
     const res = await a.api.get('/v1/time-sheet-months/by-user', { userId, month: '2026-06-01' })
     assert.equal(res.status, 200, res.text)
     assert.deepEqual(Object.keys(res.body).sort(), MONTH_FIELDS)
-    assert.deepEqual(carry(res.body), { carryInComputed: 0, carryIn: 0, sumActual: 0, sumTarget: 10560, carryOut: -10560 })
-    assert.deepEqual([res.body.status, res.body.lockedAt, res.body.carryInCorrectionType, res.body.carryOutForfeited, res.body.sumActualLocked], ['draft', null, null, 0, null])
+    assert.deepEqual(carry(res.body), {
+      carryInComputed: 0,
+      carryIn: 0,
+      sumActual: 0,
+      sumTarget: 10560,
+      carryOut: -10560
+    })
+    assert.deepEqual(
+      [
+        res.body.status,
+        res.body.lockedAt,
+        res.body.carryInCorrectionType,
+        res.body.carryOutForfeited,
+        res.body.sumActualLocked
+      ],
+      ['draft', null, null, 0, null]
+    )
     await f.month(a, userId, '2026-09-01')
-    assert.deepEqual((await monthsOf(a, userId)).map((m) => m.month), ['2026-06-01', '2026-07-01', '2026-08-01', '2026-09-01'])
+    assert.deepEqual(
+      (await monthsOf(a, userId)).map((m) => m.month),
+      ['2026-06-01', '2026-07-01', '2026-08-01', '2026-09-01']
+    )
     // A month before employedFrom is outside the chain (CONTRACT §11.1): created alone, it moves no balance.
     const before = await monthsOf(a, userId)
     await f.month(a, userId, '2026-04-01')
     const months = await monthsOf(a, userId)
-    assert.deepEqual(months.map((m) => m.month), ['2026-04-01', '2026-06-01', '2026-07-01', '2026-08-01', '2026-09-01'])
+    assert.deepEqual(
+      months.map((m) => m.month),
+      ['2026-04-01', '2026-06-01', '2026-07-01', '2026-08-01', '2026-09-01']
+    )
     assert.deepEqual(carry(months[0]), { carryInComputed: 0, carryIn: 0, sumActual: 0, sumTarget: 0, carryOut: 0 })
     assert.deepEqual(months.slice(1), before)
     for (let i = 2; i < months.length; i++) assert.equal(months[i].carryIn, months[i - 1].carryOut)
@@ -63,7 +124,10 @@ forEachDatabase('time-sheet-months', (suite) => {
     const beyond = await a.api.get('/v1/time-sheet-months/by-user', { userId, month: addMonths(last, 1) })
     assert.equal(beyond.status, 400)
     assert.match(beyond.body.data.validationErrors.month, /3 calendar months/)
-    assert.equal((await a.api.get('/v1/time-sheet-months/by-user', { userId: 2147483000, month: '2026-06-01' })).status, 404)
+    assert.equal(
+      (await a.api.get('/v1/time-sheet-months/by-user', { userId: 2147483000, month: '2026-06-01' })).status,
+      404
+    )
   })
 
   it('carries the balance from month to month and recomputes later months when an earlier one changes', async () => {
@@ -76,8 +140,20 @@ forEachDatabase('time-sheet-months', (suite) => {
     await f.month(c, userId, '2026-10-01')
     let [aug, sep, oct] = await monthsOf(c, userId)
     assert.deepEqual(carry(aug), { carryInComputed: 0, carryIn: 0, sumActual: 120, sumTarget: 300, carryOut: -180 })
-    assert.deepEqual(carry(sep), { carryInComputed: -180, carryIn: -180, sumActual: 300, sumTarget: 240, carryOut: -120 })
-    assert.deepEqual(carry(oct), { carryInComputed: -120, carryIn: -120, sumActual: 180, sumTarget: 240, carryOut: -180 })
+    assert.deepEqual(carry(sep), {
+      carryInComputed: -180,
+      carryIn: -180,
+      sumActual: 300,
+      sumTarget: 240,
+      carryOut: -120
+    })
+    assert.deepEqual(carry(oct), {
+      carryInComputed: -120,
+      carryIn: -120,
+      sumActual: 180,
+      sumTarget: 240,
+      carryOut: -180
+    })
     await f.entry(c, typesC, userId, '2026-08-04T08:00:00+02:00', '2026-08-04T11:00:00+02:00')
     ;[aug, sep, oct] = await monthsOf(c, userId)
     assert.deepEqual([aug.carryOut, sep.carryIn, sep.carryOut, oct.carryIn, oct.carryOut], [0, 0, 60, 60, 0])
@@ -95,15 +171,29 @@ forEachDatabase('time-sheet-months', (suite) => {
     const manual = await patch(c, sepBefore.id, { carryInManual: 30.5 })
     assert.equal(manual.status, 200, manual.text)
     assert.equal('carryInManual' in manual.body, false)
-    assert.deepEqual([manual.body.carryIn, manual.body.carryInComputed, manual.body.carryInCorrectionType, manual.body.carryOut], [30.5, -300, 'manual', 90.5])
+    assert.deepEqual(
+      [manual.body.carryIn, manual.body.carryInComputed, manual.body.carryInCorrectionType, manual.body.carryOut],
+      [30.5, -300, 'manual', 90.5]
+    )
     let [, , oct] = await monthsOf(c, userId)
     assert.equal(oct.carryIn, 90.5)
     const out = await patch(c, sepBefore.id, { carryOutManual: -15 })
-    assert.deepEqual([out.body.carryOut, out.body.carryOutComputed, out.body.carryOutCorrectionType], [-15, 90.5, 'manual'])
+    assert.deepEqual(
+      [out.body.carryOut, out.body.carryOutComputed, out.body.carryOutCorrectionType],
+      [-15, 90.5, 'manual']
+    )
     ;[, , oct] = await monthsOf(c, userId)
     assert.equal(oct.carryIn, -15)
     const cleared = await patch(c, sepBefore.id, { carryInManual: null, carryOutManual: null })
-    assert.deepEqual([cleared.body.carryIn, cleared.body.carryOut, cleared.body.carryInCorrectionType, cleared.body.carryOutCorrectionType], [-300, -240, null, null])
+    assert.deepEqual(
+      [
+        cleared.body.carryIn,
+        cleared.body.carryOut,
+        cleared.body.carryInCorrectionType,
+        cleared.body.carryOutCorrectionType
+      ],
+      [-300, -240, null, null]
+    )
     assert.equal((await patch(c, sepBefore.id, { carryInManual: 'x' })).status, 400)
     assert.equal((await patch(c, sepBefore.id, { carryOut: 5 })).body.data.validationErrors.carryOut, 'is read-only')
 
@@ -115,7 +205,10 @@ forEachDatabase('time-sheet-months', (suite) => {
     try {
       const [aug, sep] = await monthsOf(c, userId)
       assert.deepEqual([aug.carryOut, aug.carryOutCorrectionType], [-300, null])
-      assert.deepEqual([sep.carryOutComputed, sep.carryOut, sep.carryOutForfeited, sep.carryOutCorrectionType], [160, 50, 110, 'capped'])
+      assert.deepEqual(
+        [sep.carryOutComputed, sep.carryOut, sep.carryOutForfeited, sep.carryOutCorrectionType],
+        [160, 50, 110, 'capped']
+      )
       ;[, , oct] = await monthsOf(c, userId)
       assert.equal(oct.carryIn, 50)
     } finally {
@@ -133,26 +226,50 @@ forEachDatabase('time-sheet-months', (suite) => {
     assert.equal((await patch(c, sep.id, { status: 'approved' })).status, 409)
     const submitted = await patch(c, sep.id, { status: 'submitted', note: 'September' })
     assert.equal(submitted.status, 200, submitted.text)
-    assert.deepEqual([submitted.body.submittedCount, submitted.body.note, submitted.body.lockedAt], [30, 'September', null])
+    assert.deepEqual(
+      [submitted.body.submittedCount, submitted.body.note, submitted.body.lockedAt],
+      [30, 'September', null]
+    )
     assert.ok(submitted.body.submittedFirstAt)
     const approved = await patch(c, sep.id, { status: 'approved' })
     assert.equal(approved.status, 200, approved.text)
-    assert.deepEqual([approved.body.status, approved.body.approvedCount, approved.body.sumActualLocked, approved.body.sumTargetLocked], ['approved', 30, 240, 240])
-    assert.deepEqual([approved.body.carryInLocked, approved.body.carryOutLocked, approved.body.carryIn, approved.body.carryOut], [-240, -240, -240, -240])
+    assert.deepEqual(
+      [approved.body.status, approved.body.approvedCount, approved.body.sumActualLocked, approved.body.sumTargetLocked],
+      ['approved', 30, 240, 240]
+    )
+    assert.deepEqual(
+      [approved.body.carryInLocked, approved.body.carryOutLocked, approved.body.carryIn, approved.body.carryOut],
+      [-240, -240, -240, -240]
+    )
     assert.ok(approved.body.lockedAt && approved.body.approvedAt)
-    const days = (await c.api.get('/v1/time-sheet-days', { userId, 'day[$gte]': '2026-09-01', 'day[$lte]': '2026-09-30', size: 20 })).body
+    const days = (
+      await c.api.get('/v1/time-sheet-days', { userId, 'day[$gte]': '2026-09-01', 'day[$lte]': '2026-09-30', size: 20 })
+    ).body
     assert.equal(days.total, 30)
     assert.ok(days.items.every((d: any) => d.status === 'approved'))
 
     const refused = [
-      await c.api.post('/v1/time-entries', { typeId: typesC.work, userId, startsAt: '2026-09-09T08:00:00+02:00', endsAt: '2026-09-09T09:00:00+02:00' }),
+      await c.api.post('/v1/time-entries', {
+        typeId: typesC.work,
+        userId,
+        startsAt: '2026-09-09T08:00:00+02:00',
+        endsAt: '2026-09-09T09:00:00+02:00'
+      }),
       await c.api.patch(`/v1/time-entries/${entry.id}`, { endsAt: '2026-09-07T11:00:00+02:00' }),
-      await c.api.post('/v1/user-absences', { typeId: typesC.vacation, userId, startsAt: '2026-09-30T12:00:00+02:00', endsAt: '2026-10-01T12:00:00+02:00' }),
+      await c.api.post('/v1/user-absences', {
+        typeId: typesC.vacation,
+        userId,
+        startsAt: '2026-09-30T12:00:00+02:00',
+        endsAt: '2026-10-01T12:00:00+02:00'
+      }),
       await patch(c, sep.id, { carryInManual: 10 }),
       await c.api.patch(`/v1/time-sheet-days/${days.items[0].id}`, { status: 'draft' }),
       await patch(c, sep.id, { status: 'declined' })
     ]
-    assert.deepEqual(refused.map((r) => r.status), [409, 409, 409, 409, 409, 409])
+    assert.deepEqual(
+      refused.map((r) => r.status),
+      [409, 409, 409, 409, 409, 409]
+    )
 
     // An earlier month changes: the locked month keeps its figures, later months chain from its locked carry-out.
     await f.entry(c, typesC, userId, '2026-08-04T08:00:00+02:00', '2026-08-04T10:00:00+02:00')
@@ -163,7 +280,16 @@ forEachDatabase('time-sheet-months', (suite) => {
 
     const reopened = await patch(c, sep.id, { status: 'draft' })
     assert.equal(reopened.status, 200, reopened.text)
-    assert.deepEqual([reopened.body.lockedAt, reopened.body.carryInLocked, reopened.body.approvedAt, reopened.body.carryIn, reopened.body.carryOut], [null, null, null, -120, -120])
+    assert.deepEqual(
+      [
+        reopened.body.lockedAt,
+        reopened.body.carryInLocked,
+        reopened.body.approvedAt,
+        reopened.body.carryIn,
+        reopened.body.carryOut
+      ],
+      [null, null, null, -120, -120]
+    )
     ;[aug, sepAfter, oct] = await monthsOf(c, userId)
     assert.equal(oct.carryIn, -120)
     assert.equal((await c.api.get('/v1/time-sheet-days', { userId, status: 'approved' })).body.total, 0)
@@ -184,10 +310,16 @@ forEachDatabase('time-sheet-months', (suite) => {
     await c.api.patch(`/v1/time-sheet-days/${day.id}`, { status: 'declined', declinedNote: 'Pause fehlt' })
     const declined = await patch(c, month.id, { status: 'declined' })
     assert.equal(declined.status, 200, declined.text)
-    assert.deepEqual([declined.body.status, declined.body.declinedCount, declined.body.declinedNote], ['declined', 31, 'Pause fehlt'])
+    assert.deepEqual(
+      [declined.body.status, declined.body.declinedCount, declined.body.declinedNote],
+      ['declined', 31, 'Pause fehlt']
+    )
     assert.ok(declined.body.declinedAt)
     const draft = await patch(c, month.id, { status: 'draft' })
-    assert.deepEqual([draft.body.status, draft.body.declinedAt, draft.body.declinedCount, draft.body.declinedNote], ['draft', null, 0, null])
+    assert.deepEqual(
+      [draft.body.status, draft.body.declinedAt, draft.body.declinedCount, draft.body.declinedNote],
+      ['draft', null, 0, null]
+    )
   })
 
   it('recomputes after a working-time change; approved days stay frozen and count as recomputable', async () => {
@@ -224,7 +356,11 @@ forEachDatabase('time-sheet-months', (suite) => {
     const userId = await f.newUser(a, { employedFrom: addMonths(current, -1) })
     const month = await f.month(a, userId, current)
     let expected = 0
-    for (let day = DateTime.fromISO(current, { zone: 'UTC' }); day.toISODate()! <= today(zone); day = day.plus({ days: 1 })) {
+    for (
+      let day = DateTime.fromISO(current, { zone: 'UTC' });
+      day.toISODate()! <= today(zone);
+      day = day.plus({ days: 1 })
+    ) {
       if (day.weekday <= 5) expected -= 480
     }
     assert.equal(month.currentDifference, expected)

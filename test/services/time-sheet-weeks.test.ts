@@ -5,9 +5,26 @@ import { SheetTypes, sheetFixtures } from '../timesheets/fixtures'
 import { addDays, horizonOf, weekStartOf } from '../../src/timesheets/periods'
 
 const WEEK_FIELDS = [
-  'approvedAt', 'approvedCount', 'computedAt', 'createdAt', 'declinedAt', 'declinedCount', 'externalId', 'hasMultipleDayTimeEntryCount',
-  'hasOpenTimeEntryCount', 'id', 'openTimeEntryEarliestDay', 'recomputableCount', 'status', 'submittedAt', 'submittedCount', 'sumActual',
-  'sumTarget', 'updatedAt', 'userId', 'weekStart'
+  'approvedAt',
+  'approvedCount',
+  'computedAt',
+  'createdAt',
+  'declinedAt',
+  'declinedCount',
+  'externalId',
+  'hasMultipleDayTimeEntryCount',
+  'hasOpenTimeEntryCount',
+  'id',
+  'openTimeEntryEarliestDay',
+  'recomputableCount',
+  'status',
+  'submittedAt',
+  'submittedCount',
+  'sumActual',
+  'sumTarget',
+  'updatedAt',
+  'userId',
+  'weekStart'
 ]
 
 const WEEK = ['2026-10-12', '2026-10-13', '2026-10-14', '2026-10-15', '2026-10-16', '2026-10-17', '2026-10-18']
@@ -24,8 +41,10 @@ forEachDatabase('time-sheet-weeks', (suite) => {
     types = await f.typesOf(a)
   })
 
-  const patch = (id: number, body: Record<string, unknown>, company = a) => company.api.patch(`/v1/time-sheet-weeks/${id}`, body)
-  const daysOf = async (userId: number) => (await a.api.get('/v1/time-sheet-days', { userId, size: 20, '$sort[day]': 1 })).body.items as any[]
+  const patch = (id: number, body: Record<string, unknown>, company = a) =>
+    company.api.patch(`/v1/time-sheet-weeks/${id}`, body)
+  const daysOf = async (userId: number) =>
+    (await a.api.get('/v1/time-sheet-days', { userId, size: 20, '$sort[day]': 1 })).body.items as any[]
 
   it('looks a week up by user: figures over all seven days, with or without day rows (full shape)', async () => {
     const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
@@ -35,16 +54,31 @@ forEachDatabase('time-sheet-weeks', (suite) => {
     const res = await a.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: '2026-10-12' })
     assert.equal(res.status, 200, res.text)
     assert.deepEqual(Object.keys(res.body).sort(), WEEK_FIELDS)
-    assert.deepEqual([res.body.weekStart, res.body.status, res.body.sumActual, res.body.sumTarget], ['2026-10-12', 'draft', 540 + 360, 2400])
-    assert.deepEqual([res.body.hasMultipleDayTimeEntryCount, res.body.hasOpenTimeEntryCount, res.body.openTimeEntryEarliestDay], [1, 1, '2026-10-18'])
-    assert.deepEqual([res.body.submittedCount, res.body.approvedCount, res.body.declinedCount, res.body.recomputableCount], [0, 0, 0, 0])
+    assert.deepEqual(
+      [res.body.weekStart, res.body.status, res.body.sumActual, res.body.sumTarget],
+      ['2026-10-12', 'draft', 540 + 360, 2400]
+    )
+    assert.deepEqual(
+      [res.body.hasMultipleDayTimeEntryCount, res.body.hasOpenTimeEntryCount, res.body.openTimeEntryEarliestDay],
+      [1, 1, '2026-10-18']
+    )
+    assert.deepEqual(
+      [res.body.submittedCount, res.body.approvedCount, res.body.declinedCount, res.body.recomputableCount],
+      [0, 0, 0, 0]
+    )
     assert.ok(res.body.computedAt)
     // No day rows were needed; the month rows of the week's days exist.
     assert.deepEqual(await daysOf(userId), [])
-    assert.deepEqual((await a.api.get('/v1/time-sheet-months', { userId })).body.items.map((m: any) => m.month), ['2026-10-01'])
+    assert.deepEqual(
+      (await a.api.get('/v1/time-sheet-months', { userId })).body.items.map((m: any) => m.month),
+      ['2026-10-01']
+    )
     const spanning = await f.week(a, userId, '2026-10-26')
     assert.equal(spanning.sumTarget, 2400)
-    assert.deepEqual((await a.api.get('/v1/time-sheet-months', { userId })).body.items.map((m: any) => m.month), ['2026-10-01', '2026-11-01'])
+    assert.deepEqual(
+      (await a.api.get('/v1/time-sheet-months', { userId })).body.items.map((m: any) => m.month),
+      ['2026-10-01', '2026-11-01']
+    )
   })
 
   it('validates the by-user query: a Monday within 3 months, a known user', async () => {
@@ -54,9 +88,18 @@ forEachDatabase('time-sheet-weeks', (suite) => {
     assert.match(tuesday.body.data.validationErrors.weekStart, /Monday/)
     const lastMonday = weekStartOf(horizonOf('Europe/Berlin'))
     assert.equal((await a.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: lastMonday })).status, 200)
-    assert.equal((await a.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: addDays(lastMonday, 7) })).status, 400)
-    assert.equal((await a.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: '2026-10-12', day: '2026-10-12' })).status, 400)
-    assert.equal((await a.api.get('/v1/time-sheet-weeks/by-user', { userId: 2147483000, weekStart: '2026-10-12' })).status, 404)
+    assert.equal(
+      (await a.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: addDays(lastMonday, 7) })).status,
+      400
+    )
+    assert.equal(
+      (await a.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: '2026-10-12', day: '2026-10-12' })).status,
+      400
+    )
+    assert.equal(
+      (await a.api.get('/v1/time-sheet-weeks/by-user', { userId: 2147483000, weekStart: '2026-10-12' })).status,
+      404
+    )
   })
 
   it('submits every day of the week in one PATCH, creating the missing day rows', async () => {
@@ -66,10 +109,16 @@ forEachDatabase('time-sheet-weeks', (suite) => {
     const week = await f.week(a, userId, '2026-10-12')
     const res = await patch(week.id, { status: 'submitted', externalId: 'W-42' })
     assert.equal(res.status, 200, res.text)
-    assert.deepEqual([res.body.status, res.body.submittedCount, res.body.externalId, res.body.sumActual], ['submitted', 7, 'W-42', 240])
+    assert.deepEqual(
+      [res.body.status, res.body.submittedCount, res.body.externalId, res.body.sumActual],
+      ['submitted', 7, 'W-42', 240]
+    )
     assert.ok(res.body.submittedAt)
     const days = await daysOf(userId)
-    assert.deepEqual(days.map((d) => d.day), WEEK)
+    assert.deepEqual(
+      days.map((d) => d.day),
+      WEEK
+    )
     assert.ok(days.every((d) => d.status === 'submitted' && d.submittedAt))
     assert.equal(days[0].id, monday.id)
     assert.equal(days[1].duration, 240)
@@ -98,7 +147,10 @@ forEachDatabase('time-sheet-weeks', (suite) => {
     await a.api.patch(`/v1/time-sheet-days/${days[0].id}`, { status: 'approved' })
     const approved = await patch(week.id, { status: 'approved' })
     assert.equal(approved.status, 200, approved.text)
-    assert.deepEqual([approved.body.status, approved.body.approvedCount, approved.body.submittedCount], ['approved', 7, 0])
+    assert.deepEqual(
+      [approved.body.status, approved.body.approvedCount, approved.body.submittedCount],
+      ['approved', 7, 0]
+    )
     assert.ok(approved.body.approvedAt)
     assert.ok((await daysOf(userId)).every((d) => d.status === 'approved' && d.approvedById === a.adminUserId))
   })
@@ -140,7 +192,10 @@ forEachDatabase('time-sheet-weeks', (suite) => {
     assert.deepEqual([declined.body.status, declined.body.declinedCount], ['declined', 7])
     assert.ok((await daysOf(userId)).every((d) => d.declinedById === a.adminUserId))
     const draft = await patch(week.id, { status: 'draft' })
-    assert.deepEqual([draft.body.status, draft.body.declinedCount, draft.body.declinedAt, draft.body.submittedAt], ['draft', 0, null, null])
+    assert.deepEqual(
+      [draft.body.status, draft.body.declinedCount, draft.body.declinedAt, draft.body.submittedAt],
+      ['draft', 0, null, null]
+    )
     assert.ok((await daysOf(userId)).every((d) => d.status === 'draft' && d.declinedAt === null))
     assert.equal((await patch(week.id, { status: 'declined' })).status, 409)
   })
@@ -171,7 +226,10 @@ forEachDatabase('time-sheet-weeks', (suite) => {
       await patch(week.id, { status: 'submitted' })
       const deadline = Date.now() + 5000
       while (patched.length < 7 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
-      assert.deepEqual(patched.sort(), WEEK.map((day) => `${day} submitted`))
+      assert.deepEqual(
+        patched.sort(),
+        WEEK.map((day) => `${day} submitted`)
+      )
     } finally {
       socket.close()
     }
@@ -181,8 +239,15 @@ forEachDatabase('time-sheet-weeks', (suite) => {
     const userId = await f.newUser(a, { employedFrom: '2026-09-01' })
     const first = await f.week(a, userId, '2026-09-07')
     await f.week(a, userId, '2026-09-14')
-    const list = await a.api.get('/v1/time-sheet-weeks', { userId, 'weekStart[$gte]': '2026-09-07', '$sort[weekStart]': -1 })
-    assert.deepEqual(list.body.items.map((w: any) => w.weekStart), ['2026-09-14', '2026-09-07'])
+    const list = await a.api.get('/v1/time-sheet-weeks', {
+      userId,
+      'weekStart[$gte]': '2026-09-07',
+      '$sort[weekStart]': -1
+    })
+    assert.deepEqual(
+      list.body.items.map((w: any) => w.weekStart),
+      ['2026-09-14', '2026-09-07']
+    )
     assert.equal((await a.api.get('/v1/time-sheet-weeks', { userId, status: 'draft' })).body.total, 2)
     assert.equal((await a.api.get('/v1/time-sheet-weeks', { sumActual: 1 })).status, 400)
     assert.equal((await a.api.post('/v1/time-sheet-weeks', { userId, weekStart: '2026-09-21' })).status, 405)

@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
 
-const FIELDS = ['additionalProperties', 'color', 'createdAt', 'deactivatedAt', 'id', 'name', 'order', 'roleIds', 'updatedAt']
+const FIELDS = [
+  'additionalProperties',
+  'color',
+  'createdAt',
+  'deactivatedAt',
+  'id',
+  'name',
+  'order',
+  'roleIds',
+  'updatedAt'
+]
 
 forEachDatabase('upload-categories', (suite) => {
   let de: TestCompany
@@ -20,17 +30,31 @@ forEachDatabase('upload-categories', (suite) => {
     const res = await de.api.get('/v1/upload-categories')
     assert.equal(res.status, 200)
     assert.deepEqual(Object.keys(res.body.items[0]).sort(), FIELDS)
-    assert.deepEqual(res.body.items.map((c: any) => [c.name, c.order, c.roleIds, c.additionalProperties]), [
-      ['Fotos', 0, [], null],
-      ['Dokumente', 1, [], null]
-    ])
-    assert.deepEqual((await it_.api.get('/v1/upload-categories')).body.items.map((c: any) => c.name), ['Foto', 'Documenti'])
-    assert.deepEqual((await fr.api.get('/v1/upload-categories')).body.items.map((c: any) => c.name), ['Photos', 'Documents'])
+    assert.deepEqual(
+      res.body.items.map((c: any) => [c.name, c.order, c.roleIds, c.additionalProperties]),
+      [
+        ['Fotos', 0, [], null],
+        ['Dokumente', 1, [], null]
+      ]
+    )
+    assert.deepEqual(
+      (await it_.api.get('/v1/upload-categories')).body.items.map((c: any) => c.name),
+      ['Foto', 'Documenti']
+    )
+    assert.deepEqual(
+      (await fr.api.get('/v1/upload-categories')).body.items.map((c: any) => c.name),
+      ['Photos', 'Documents']
+    )
   })
 
   it('creates a category (201) with role ids and a free additionalProperties string; order after the last one', async () => {
     const extra = JSON.stringify({ visibleInApp: true })
-    const res = await de.api.post('/v1/upload-categories', { name: 'Pläne', color: '#00FF00', roleIds: [rolesDe.worker, rolesDe.office], additionalProperties: extra })
+    const res = await de.api.post('/v1/upload-categories', {
+      name: 'Pläne',
+      color: '#00FF00',
+      roleIds: [rolesDe.worker, rolesDe.office],
+      additionalProperties: extra
+    })
     assert.equal(res.status, 201)
     assert.deepEqual(Object.keys(res.body).sort(), FIELDS)
     assert.deepEqual(res.body.roleIds, [rolesDe.worker, rolesDe.office])
@@ -57,25 +81,50 @@ forEachDatabase('upload-categories', (suite) => {
     const unknown = await de.api.post('/v1/upload-categories', { name: 'X', roleIds: [99999999] })
     assert.equal(unknown.status, 400)
     assert.match(unknown.body.data.validationErrors.roleIds, /references no record/)
-    assert.equal((await de.api.post('/v1/upload-categories', { name: 'Long', additionalProperties: 'x'.repeat(10000) })).status, 201)
+    assert.equal(
+      (await de.api.post('/v1/upload-categories', { name: 'Long', additionalProperties: 'x'.repeat(10000) })).status,
+      201
+    )
   })
 
   it('PATCH replaces and clears roleIds and changes the other fields', async () => {
     const created = await de.api.post('/v1/upload-categories', { name: 'Rechte', roleIds: [rolesDe.admin] })
-    const res = await de.api.patch(`/v1/upload-categories/${created.body.id}`, { roleIds: [rolesDe.office], name: 'Rechte 2', order: 50, color: '#010203' })
+    const res = await de.api.patch(`/v1/upload-categories/${created.body.id}`, {
+      roleIds: [rolesDe.office],
+      name: 'Rechte 2',
+      order: 50,
+      color: '#010203'
+    })
     assert.equal(res.status, 200)
-    assert.deepEqual([res.body.roleIds, res.body.name, res.body.order, res.body.color], [[rolesDe.office], 'Rechte 2', 50, '#010203'])
-    assert.deepEqual((await de.api.patch(`/v1/upload-categories/${created.body.id}`, { name: 'Rechte 3' })).body.roleIds, [rolesDe.office])
-    assert.deepEqual((await de.api.patch(`/v1/upload-categories/${created.body.id}`, { roleIds: null })).body.roleIds, [])
+    assert.deepEqual(
+      [res.body.roleIds, res.body.name, res.body.order, res.body.color],
+      [[rolesDe.office], 'Rechte 2', 50, '#010203']
+    )
+    assert.deepEqual(
+      (await de.api.patch(`/v1/upload-categories/${created.body.id}`, { name: 'Rechte 3' })).body.roleIds,
+      [rolesDe.office]
+    )
+    assert.deepEqual(
+      (await de.api.patch(`/v1/upload-categories/${created.body.id}`, { roleIds: null })).body.roleIds,
+      []
+    )
     assert.equal((await de.api.patch(`/v1/upload-categories/${created.body.id}`, { order: null })).status, 400)
   })
 
   it('deactivates by PATCH; the category stays readable and filterable', async () => {
     const created = await fr.api.post('/v1/upload-categories', { name: 'Old' })
-    const res = await fr.api.patch(`/v1/upload-categories/${created.body.id}`, { deactivatedAt: '2026-03-01T00:00:00Z' })
+    const res = await fr.api.patch(`/v1/upload-categories/${created.body.id}`, {
+      deactivatedAt: '2026-03-01T00:00:00Z'
+    })
     assert.equal(res.status, 200)
-    assert.equal((await fr.api.get(`/v1/upload-categories/${created.body.id}`)).body.deactivatedAt, '2026-03-01T00:00:00.000Z')
-    assert.deepEqual((await fr.api.get('/v1/upload-categories', { 'deactivatedAt[$ne]': 'null' })).body.items.map((c: any) => c.id), [created.body.id])
+    assert.equal(
+      (await fr.api.get(`/v1/upload-categories/${created.body.id}`)).body.deactivatedAt,
+      '2026-03-01T00:00:00.000Z'
+    )
+    assert.deepEqual(
+      (await fr.api.get('/v1/upload-categories', { 'deactivatedAt[$ne]': 'null' })).body.items.map((c: any) => c.id),
+      [created.body.id]
+    )
     assert.equal((await fr.api.get('/v1/upload-categories', { deactivatedAt: 'null' })).body.total, 2)
     assert.equal((await fr.api.get('/v1/upload-categories', { 'id[$gt]': created.body.id })).body.total, 0)
     assert.equal((await fr.api.get('/v1/upload-categories', { name: 'Old' })).status, 400)

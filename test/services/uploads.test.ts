@@ -10,18 +10,31 @@ import type { Application } from '../../src/declarations'
 import { parse as parseContentDisposition } from 'content-disposition'
 import { signDownload } from '../../src/services/uploads/download-url'
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64'
+)
 
 /** Every stored file under `dir` (relative paths), to prove what an upload kept or removed. */
 const storedFiles = (dir: string): string[] => {
   if (!fs.existsSync(dir)) return []
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort()
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+    .sort()
 }
 
-const form = (file?: { bytes: Buffer; name: string; type?: string; field?: string }, fields: Record<string, string> = {}) => {
+const form = (
+  file?: { bytes: Buffer; name: string; type?: string; field?: string },
+  fields: Record<string, string> = {}
+) => {
   const body = new FormData()
   for (const [key, value] of Object.entries(fields)) body.append(key, value)
-  if (file) body.append(file.field ?? 'file', new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.name)
+  if (file)
+    body.append(
+      file.field ?? 'file',
+      new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }),
+      file.name
+    )
   return body
 }
 
@@ -34,7 +47,8 @@ forEachDatabase('uploads', (suite) => {
   let photos: number
   let documents: number
   const dir = () => suite.server().app.get('uploads').dir as string
-  const upload = (company: TestCompany, base: string, body: FormData) => company.api.post(`${base}/uploads`, undefined, { raw: body })
+  const upload = (company: TestCompany, base: string, body: FormData) =>
+    company.api.post(`${base}/uploads`, undefined, { raw: body })
   const png = (name = 'photo.png', fields: Record<string, string> = {}) => form({ bytes: PNG, name }, fields)
 
   const newAssignment = async (company: TestCompany) => {
@@ -62,10 +76,25 @@ forEachDatabase('uploads', (suite) => {
 
   it('stores a multipart upload: sniffed type, size, sanitised name, parent and an absolute download link', async () => {
     const before = storedFiles(dir())
-    const res = await upload(a, `/v1/assignments/${assignmentA}`, png('../../etc/Baustelle<1>.png', { categoryId: String(photos), description: 'Nordseite' }))
+    const res = await upload(
+      a,
+      `/v1/assignments/${assignmentA}`,
+      png('../../etc/Baustelle<1>.png', { categoryId: String(photos), description: 'Nordseite' })
+    )
     assert.equal(res.status, 201)
     assert.deepEqual(Object.keys(res.body).sort(), [
-      'additionalProperties', 'assignmentEventId', 'assignmentId', 'categoryId', 'createdAt', 'description', 'downloadUrl', 'fileName', 'fileSize', 'id', 'mimeType', 'updatedAt'
+      'additionalProperties',
+      'assignmentEventId',
+      'assignmentId',
+      'categoryId',
+      'createdAt',
+      'description',
+      'downloadUrl',
+      'fileName',
+      'fileSize',
+      'id',
+      'mimeType',
+      'updatedAt'
     ])
     assert.equal(res.body.mimeType, 'image/png')
     assert.equal(res.body.fileSize, PNG.length)
@@ -74,7 +103,12 @@ forEachDatabase('uploads', (suite) => {
     assert.equal(res.body.assignmentEventId, null)
     assert.equal(res.body.categoryId, photos)
     assert.equal(res.body.description, 'Nordseite')
-    assert.ok(res.body.downloadUrl.startsWith(`${suite.server().url}/v1/assignments/${assignmentA}/uploads/${res.body.id}/download?`), res.body.downloadUrl)
+    assert.ok(
+      res.body.downloadUrl.startsWith(
+        `${suite.server().url}/v1/assignments/${assignmentA}/uploads/${res.body.id}/download?`
+      ),
+      res.body.downloadUrl
+    )
     assert.equal(storedFiles(dir()).length, before.length + 1)
     const got = await a.api.get(`/v1/assignments/${assignmentA}/uploads/${res.body.id}`)
     assert.equal(got.status, 200)
@@ -86,7 +120,10 @@ forEachDatabase('uploads', (suite) => {
     const res = await fetch(created.body.downloadUrl)
     assert.equal(res.status, 200)
     assert.equal(res.headers.get('content-type'), 'image/png')
-    assert.equal(res.headers.get('content-disposition'), `attachment; filename="Plan _ Sud.png"; filename*=UTF-8''Plan%20%E2%80%93%20S%C3%BCd.png`)
+    assert.equal(
+      res.headers.get('content-disposition'),
+      `attachment; filename="Plan _ Sud.png"; filename*=UTF-8''Plan%20%E2%80%93%20S%C3%BCd.png`
+    )
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff')
     assert.deepEqual(Buffer.from(await res.arrayBuffer()), PNG)
     const url = new URL(created.body.downloadUrl)
@@ -97,7 +134,11 @@ forEachDatabase('uploads', (suite) => {
 
   it('names a download per RFC 6266: an ASCII filename plus filename* for any non-ASCII name', async () => {
     const pdf = Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\n')
-    const created = await upload(a, `/v1/assignments/${assignmentA}`, form({ bytes: pdf, name: 'Angebot Müller.pdf', type: 'application/pdf' }))
+    const created = await upload(
+      a,
+      `/v1/assignments/${assignmentA}`,
+      form({ bytes: pdf, name: 'Angebot Müller.pdf', type: 'application/pdf' })
+    )
     assert.equal(created.status, 201)
     assert.equal(created.body.fileName, 'Angebot Müller.pdf')
     const res = await fetch(created.body.downloadUrl)
@@ -111,7 +152,10 @@ forEachDatabase('uploads', (suite) => {
     assert.equal(header.match(/filename="([^"]*)"/)?.[1], 'Angebot Muller.pdf')
     assert.deepEqual(Buffer.from(await res.arrayBuffer()), pdf)
     const ascii = await upload(a, `/v1/assignments/${assignmentA}`, form({ bytes: pdf, name: 'Angebot 42.pdf' }))
-    assert.equal((await fetch(ascii.body.downloadUrl)).headers.get('content-disposition'), 'attachment; filename="Angebot 42.pdf"')
+    assert.equal(
+      (await fetch(ascii.body.downloadUrl)).headers.get('content-disposition'),
+      'attachment; filename="Angebot 42.pdf"'
+    )
   })
 
   it('cannot inject headers or paths through a file name (quotes, backslashes, semicolons, CR/LF, separators)', async () => {
@@ -120,9 +164,16 @@ forEachDatabase('uploads', (suite) => {
     const nasty = `Rechnung "Q4"; \\evil\r\nSet-Cookie: stolen=1\r\n\r\n<b>.pdf`
     const encoded = encodeURIComponent(nasty).replace(/'/g, '%27')
     const boundary = 'crewclock-nasty-name'
-    for (const disposition of [`filename*=UTF-8''${encoded}`, `filename="..\\..\\x;y.pdf"`, `filename="a/b/../c; name=evil.pdf"`]) {
+    for (const disposition of [
+      `filename*=UTF-8''${encoded}`,
+      `filename="..\\..\\x;y.pdf"`,
+      `filename="a/b/../c; name=evil.pdf"`
+    ]) {
       const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; ${disposition}\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n\r\n--${boundary}--\r\n`
-      const created = await a.api.post(`/v1/assignments/${assignmentA}/uploads`, undefined, { raw: body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } })
+      const created = await a.api.post(`/v1/assignments/${assignmentA}/uploads`, undefined, {
+        raw: body,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }
+      })
       assert.equal(created.status, 201, disposition)
       assert.doesNotMatch(created.body.fileName, /[\r\n"\\/]/, created.body.fileName)
       const res = await fetch(created.body.downloadUrl)
@@ -135,11 +186,17 @@ forEachDatabase('uploads', (suite) => {
       assert.equal(parsed.parameters.filename, created.body.fileName)
     }
     // A name patched in later goes the same way.
-    const patched = await a.api.patch(`/v1/assignments/${assignmentA}/uploads/${(await upload(a, `/v1/assignments/${assignmentA}`, png())).body.id}`, { fileName: nasty })
+    const patched = await a.api.patch(
+      `/v1/assignments/${assignmentA}/uploads/${(await upload(a, `/v1/assignments/${assignmentA}`, png())).body.id}`,
+      { fileName: nasty }
+    )
     assert.equal(patched.status, 200)
     const res = await fetch(patched.body.downloadUrl)
     assert.equal(res.headers.get('set-cookie'), null)
-    assert.equal(parseContentDisposition(res.headers.get('content-disposition') ?? '').parameters.filename, patched.body.fileName)
+    assert.equal(
+      parseContentDisposition(res.headers.get('content-disposition') ?? '').parameters.filename,
+      patched.body.fileName
+    )
   })
 
   it('removes at start the temporary files of uploads cut off by a crash, and nothing else', async function () {
@@ -147,7 +204,12 @@ forEachDatabase('uploads', (suite) => {
     const uploadsDir = path.resolve(`./.tmp/test/uploads-crash-${suite.db.name}-${process.pid}`)
     fs.rmSync(uploadsDir, { recursive: true, force: true })
     const startApp = async () => {
-      const app: Application = createApp({ redisUrl: '', database: { url: suite.db.url }, dataDir: suite.server().app.get('dataDir'), uploads: { dir: uploadsDir } } as any)
+      const app: Application = createApp({
+        redisUrl: '',
+        database: { url: suite.db.url },
+        dataDir: suite.server().app.get('dataDir'),
+        uploads: { dir: uploadsDir }
+      } as any)
       const server: Server = await app.listen(0)
       const address = server.address()
       return { app, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` }
@@ -165,7 +227,12 @@ forEachDatabase('uploads', (suite) => {
     // Being written right now by another worker sharing the directory: not ours to remove.
     const inProgress = `${a.id}/${randomUUID()}.${randomUUID()}.partial`
     // Files that are not our temporaries, however they are named.
-    const strangers = ['notes.partial', `${a.id}/report.pdf.partial`, `${a.id}/${randomUUID()}`, `backup/${randomUUID()}.tmp`]
+    const strangers = [
+      'notes.partial',
+      `${a.id}/report.pdf.partial`,
+      `${a.id}/${randomUUID()}`,
+      `backup/${randomUUID()}.tmp`
+    ]
     put(leftover, hour)
     put(inProgress, 0)
     for (const name of strangers) put(name, hour)
@@ -183,7 +250,9 @@ forEachDatabase('uploads', (suite) => {
       const beforeRefused = storedFiles(uploadsDir)
       const config = first.app.get('uploads')
       first.app.set('uploads', { ...config, maxBytes: 1024 })
-      const refused = await api.post(`/v1/assignments/${assignmentA}/uploads`, undefined, { raw: form({ bytes: Buffer.alloc(256 * 1024, 7), name: 'big.bin' }) })
+      const refused = await api.post(`/v1/assignments/${assignmentA}/uploads`, undefined, {
+        raw: form({ bytes: Buffer.alloc(256 * 1024, 7), name: 'big.bin' })
+      })
       assert.equal(refused.status, 413)
       assert.deepEqual(storedFiles(uploadsDir), beforeRefused, 'a refused upload leaves no file, temporary or not')
     } finally {
@@ -205,10 +274,18 @@ forEachDatabase('uploads', (suite) => {
   })
 
   it('falls back to the declared type when the content is not recognisable', async () => {
-    const res = await upload(a, `/v1/assignments/${assignmentA}`, form({ bytes: Buffer.from('Aufmaß: 3 m²\n'), name: 'notes.txt', type: 'text/plain; charset=utf-8' }))
+    const res = await upload(
+      a,
+      `/v1/assignments/${assignmentA}`,
+      form({ bytes: Buffer.from('Aufmaß: 3 m²\n'), name: 'notes.txt', type: 'text/plain; charset=utf-8' })
+    )
     assert.equal(res.status, 201)
     assert.equal(res.body.mimeType, 'text/plain')
-    const pdf = await upload(a, `/v1/assignments/${assignmentA}`, form({ bytes: Buffer.from('%PDF-1.4\n%âãÏÓ\n1 0 obj\n<<>>\nendobj\n'), name: 'offer.bin', type: 'text/plain' }))
+    const pdf = await upload(
+      a,
+      `/v1/assignments/${assignmentA}`,
+      form({ bytes: Buffer.from('%PDF-1.4\n%âãÏÓ\n1 0 obj\n<<>>\nendobj\n'), name: 'offer.bin', type: 'text/plain' })
+    )
     assert.equal(pdf.body.mimeType, 'application/pdf')
   })
 
@@ -231,7 +308,9 @@ forEachDatabase('uploads', (suite) => {
     }
     const past = Math.floor(Date.now() / 1000) - 1
     const path = `/v1/assignments/${assignmentA}/uploads/${created.body.id}/download`
-    const res = await suite.server().http.get(`${path}?expires=${past}&signature=${signDownload(suite.server().app.get('appSecret'), path, past)}`)
+    const res = await suite
+      .server()
+      .http.get(`${path}?expires=${past}&signature=${signDownload(suite.server().app.get('appSecret'), path, past)}`)
     assert.equal(res.status, 403)
     assert.match(res.body.message, /expired/)
     assert.equal((await fetch(created.body.downloadUrl)).status, 200)
@@ -248,7 +327,11 @@ forEachDatabase('uploads', (suite) => {
     assert.ok(missing.body.data.validationErrors.file)
     const textFile = await upload(a, `/v1/assignments/${assignmentA}`, form(undefined, { file: 'not a file' }))
     assert.equal(textFile.body.data.validationErrors.file, 'must be a file part, not a text field')
-    const wrongField = await upload(a, `/v1/assignments/${assignmentA}`, form({ bytes: PNG, name: 'x.png', field: 'attachment' }))
+    const wrongField = await upload(
+      a,
+      `/v1/assignments/${assignmentA}`,
+      form({ bytes: PNG, name: 'x.png', field: 'attachment' })
+    )
     assert.equal(wrongField.status, 400)
     assert.ok(wrongField.body.data.validationErrors.attachment)
     const twoFiles = png('one.png')
@@ -256,7 +339,10 @@ forEachDatabase('uploads', (suite) => {
     const second = await upload(a, `/v1/assignments/${assignmentA}`, twoFiles)
     assert.equal(second.status, 400)
     assert.ok(second.body.data.validationErrors.file)
-    const malformed = await a.api.post(base, undefined, { raw: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc', headers: { 'content-type': 'multipart/form-data; boundary=xyz' } })
+    const malformed = await a.api.post(base, undefined, {
+      raw: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc',
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' }
+    })
     assert.equal(malformed.status, 400)
     assert.match(malformed.body.message, /Malformed multipart/)
     const onItem = await a.api.post(`${base}/1`, undefined, { raw: png() })
@@ -264,10 +350,18 @@ forEachDatabase('uploads', (suite) => {
     const json = await a.api.post(base, { description: 'not multipart' })
     assert.equal(json.status, 415)
     // One 400 names the file, the fields the schema refuses and the references together.
-    const all = await upload(a, `/v1/assignments/${assignmentA}`, form(undefined, { mimeType: 'text/html', categoryId: '2147483000' }))
+    const all = await upload(
+      a,
+      `/v1/assignments/${assignmentA}`,
+      form(undefined, { mimeType: 'text/html', categoryId: '2147483000' })
+    )
     assert.equal(all.status, 400)
     assert.deepEqual(Object.keys(all.body.data.validationErrors).sort(), ['categoryId', 'file', 'mimeType'])
-    const badReference = await upload(a, `/v1/assignments/${assignmentA}`, png('x.png', { mimeType: 'text/html', categoryId: '2147483000' }))
+    const badReference = await upload(
+      a,
+      `/v1/assignments/${assignmentA}`,
+      png('x.png', { mimeType: 'text/html', categoryId: '2147483000' })
+    )
     assert.deepEqual(Object.keys(badReference.body.data.validationErrors).sort(), ['categoryId', 'mimeType'])
     const unknown = await upload(a, `/v1/assignments/${assignmentA}`, png('x.png', { mimeType: 'text/html' }))
     assert.equal(unknown.status, 400)
@@ -281,14 +375,26 @@ forEachDatabase('uploads', (suite) => {
     try {
       const before = storedFiles(dir())
       const rowsBefore = await suite.server().knex('uploads').count({ n: '*' })
-      const res = await upload(a, `/v1/assignments/${assignmentA}`, form({ bytes: Buffer.alloc(64 * 1024, 7), name: 'big.bin' }))
+      const res = await upload(
+        a,
+        `/v1/assignments/${assignmentA}`,
+        form({ bytes: Buffer.alloc(64 * 1024, 7), name: 'big.bin' })
+      )
       assert.equal(res.status, 413)
       assert.equal(res.body.name, 'PayloadTooLarge')
       assert.deepEqual(storedFiles(dir()), before)
       assert.deepEqual(await suite.server().knex('uploads').count({ n: '*' }), rowsBefore)
-      const justOver = await upload(a, `/v1/assignments/${assignmentA}`, form({ bytes: Buffer.alloc(1025, 7), name: 'over.bin' }))
+      const justOver = await upload(
+        a,
+        `/v1/assignments/${assignmentA}`,
+        form({ bytes: Buffer.alloc(1025, 7), name: 'over.bin' })
+      )
       assert.equal(justOver.status, 413)
-      const exact = await upload(a, `/v1/assignments/${assignmentA}`, form({ bytes: Buffer.alloc(1024, 7), name: 'exact.bin' }))
+      const exact = await upload(
+        a,
+        `/v1/assignments/${assignmentA}`,
+        form({ bytes: Buffer.alloc(1024, 7), name: 'exact.bin' })
+      )
       assert.equal(exact.status, 201)
       assert.equal(exact.body.fileSize, 1024)
       assert.equal(storedFiles(dir()).length, before.length + 1)
@@ -308,7 +414,11 @@ forEachDatabase('uploads', (suite) => {
     assert.ok(notAnId.body.data.validationErrors.categoryId)
     const retired = await a.api.post('/v1/upload-categories', { name: 'Retired' })
     await a.api.patch(`/v1/upload-categories/${retired.body.id}`, { deactivatedAt: '2026-01-01T00:00:00Z' })
-    const inactive = await upload(a, `/v1/assignments/${assignmentA}`, png('x.png', { categoryId: String(retired.body.id) }))
+    const inactive = await upload(
+      a,
+      `/v1/assignments/${assignmentA}`,
+      png('x.png', { categoryId: String(retired.body.id) })
+    )
     assert.equal(inactive.status, 400)
     assert.match(inactive.body.data.validationErrors.categoryId, /deactivated/)
     assert.deepEqual(storedFiles(dir()), before)
@@ -318,7 +428,10 @@ forEachDatabase('uploads', (suite) => {
     const before = storedFiles(dir())
     const res = await suite.server().http.post(`/v1/assignments/${assignmentA}/uploads`, undefined, { raw: png() })
     assert.equal(res.status, 401)
-    const bad = await suite.server().http.withKey('ck_invalid').post(`/v1/assignments/${assignmentA}/uploads`, undefined, { raw: png() })
+    const bad = await suite
+      .server()
+      .http.withKey('ck_invalid')
+      .post(`/v1/assignments/${assignmentA}/uploads`, undefined, { raw: png() })
     assert.equal(bad.status, 401)
     assert.deepEqual(storedFiles(dir()), before)
   })
@@ -339,7 +452,10 @@ forEachDatabase('uploads', (suite) => {
     assert.equal((await a.api.get(`/v1/assignment-events/${eventA}/uploads/${ofAssignment.body.id}`)).status, 404)
     assert.equal((await a.api.get(other)).body.total, 0)
     const eventList = await a.api.get(`/v1/assignment-events/${eventA}/uploads`)
-    assert.deepEqual(eventList.body.items.map((u: any) => u.id), [ofEvent.body.id])
+    assert.deepEqual(
+      eventList.body.items.map((u: any) => u.id),
+      [ofEvent.body.id]
+    )
   })
 
   it('validates the parent id of the path (400) and its existence (404)', async () => {
@@ -362,8 +478,16 @@ forEachDatabase('uploads', (suite) => {
     await upload(a, base, png('3.png'))
     const all = await a.api.get(`${base}/uploads`)
     assert.deepEqual([all.body.total, all.body.pages, all.body.size], [3, 1, 10])
-    assert.deepEqual((await a.api.get(`${base}/uploads`, { categoryId: documents })).body.items.map((u: any) => u.id), [doc.body.id])
-    assert.deepEqual((await a.api.get(`${base}/uploads`, { 'id[$in]': [photo.body.id, doc.body.id], '$sort[id]': -1 })).body.items.map((u: any) => u.id), [doc.body.id, photo.body.id])
+    assert.deepEqual(
+      (await a.api.get(`${base}/uploads`, { categoryId: documents })).body.items.map((u: any) => u.id),
+      [doc.body.id]
+    )
+    assert.deepEqual(
+      (await a.api.get(`${base}/uploads`, { 'id[$in]': [photo.body.id, doc.body.id], '$sort[id]': -1 })).body.items.map(
+        (u: any) => u.id
+      ),
+      [doc.body.id, photo.body.id]
+    )
     assert.equal((await a.api.get(`${base}/uploads`, { categoryId: 'null' })).body.total, 1)
     const unknown = await a.api.get(`${base}/uploads`, { fileName: '1.png' })
     assert.equal(unknown.status, 400)
@@ -373,7 +497,11 @@ forEachDatabase('uploads', (suite) => {
   it('patches description, categoryId and fileName (sanitised) and nothing else', async () => {
     const created = await upload(a, `/v1/assignments/${assignmentA}`, png('before.png', { description: 'old' }))
     const item = `/v1/assignments/${assignmentA}/uploads/${created.body.id}`
-    const res = await a.api.patch(item, { description: 'new', categoryId: documents, fileName: 'sub/dir\\Abnahme:final.png' })
+    const res = await a.api.patch(item, {
+      description: 'new',
+      categoryId: documents,
+      fileName: 'sub/dir\\Abnahme:final.png'
+    })
     assert.equal(res.status, 200)
     assert.equal(res.body.description, 'new')
     assert.equal(res.body.categoryId, documents)
@@ -442,7 +570,11 @@ forEachDatabase('uploads', (suite) => {
     assert.equal((await upload(b, `/v1/assignments/${assignmentA}`, png())).status, 404)
     assert.deepEqual(storedFiles(dir()), before)
     const assignmentB = await newAssignment(b)
-    const withForeignCategory = await upload(b, `/v1/assignments/${assignmentB}`, png('x.png', { categoryId: String(photos) }))
+    const withForeignCategory = await upload(
+      b,
+      `/v1/assignments/${assignmentB}`,
+      png('x.png', { categoryId: String(photos) })
+    )
     assert.equal(withForeignCategory.status, 400)
     assert.ok(withForeignCategory.body.data.validationErrors.categoryId)
     assert.equal((await b.api.get(`/v1/assignments/${assignmentB}/uploads`)).body.total, 0)

@@ -15,7 +15,15 @@ const FIELDS = ['createdAt', 'externalId', 'id', 'note', 'targets', 'updatedAt',
 const ZONE = 'Europe/Berlin'
 
 type Targets = Record<'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun', number>
-const week = (mon: number, tue: number, wed: number, thu: number, fri: number, sat = 0, sun = 0): Targets => ({ mon, tue, wed, thu, fri, sat, sun })
+const week = (mon: number, tue: number, wed: number, thu: number, fri: number, sat = 0, sun = 0): Targets => ({
+  mon,
+  tue,
+  wed,
+  thu,
+  fri,
+  sat,
+  sun
+})
 /** 20 hours on Monday to Thursday. */
 const PART_TIME = week(300, 300, 300, 300, 0)
 
@@ -38,7 +46,8 @@ forEachDatabase('user-working-times', (suite) => {
     assert.equal(res.status, 201, res.text)
     return res.body
   }
-  const consistent = async (company: TestCompany, userId: number) => assertConsistent(await assertMatchesRecomputation(suite.server().knex, company.id, userId))
+  const consistent = async (company: TestCompany, userId: number) =>
+    assertConsistent(await assertMatchesRecomputation(suite.server().knex, company.id, userId))
 
   /** Every stored sheet row of the user, all columns, and the user's versions: what a refused write must leave as it was. */
   async function snapshot(company: TestCompany, userId: number) {
@@ -55,9 +64,18 @@ forEachDatabase('user-working-times', (suite) => {
   describe('the collection', () => {
     it('creates, reads, lists, changes and deletes versions (201, full shape, 204)', async () => {
       const userId = await f.newUser(a, { employedFrom: '2026-09-01' })
-      const first = await created(a, { userId, validFrom: '2026-09-16', targets: PART_TIME, note: 'Teilzeit 20 h', externalId: 'UWT-1' })
+      const first = await created(a, {
+        userId,
+        validFrom: '2026-09-16',
+        targets: PART_TIME,
+        note: 'Teilzeit 20 h',
+        externalId: 'UWT-1'
+      })
       assert.deepEqual(Object.keys(first).sort(), FIELDS)
-      assert.deepEqual([first.userId, first.validFrom, first.targets, first.note, first.externalId], [userId, '2026-09-16', PART_TIME, 'Teilzeit 20 h', 'UWT-1'])
+      assert.deepEqual(
+        [first.userId, first.validFrom, first.targets, first.note, first.externalId],
+        [userId, '2026-09-16', PART_TIME, 'Teilzeit 20 h', 'UWT-1']
+      )
       const got = await a.api.get(url(first.id))
       assert.equal(got.status, 200)
       assert.deepEqual(got.body, first)
@@ -75,7 +93,10 @@ forEachDatabase('user-working-times', (suite) => {
       assert.deepEqual(await ids({ userId, validFrom: '2026-09-16' }), [first.id])
       assert.deepEqual(await ids({ userId, '$sort[validFrom]': -1 }), [second.id, first.id])
       assert.deepEqual(await ids({ 'id[$in]': [first.id, second.id], externalId: 'UWT-1' }), [first.id])
-      assert.deepEqual(await ids({ userId, 'createdAt[$lte]': new Date().toISOString(), 'updatedAt[$gte]': first.createdAt }), [first.id, second.id])
+      assert.deepEqual(
+        await ids({ userId, 'createdAt[$lte]': new Date().toISOString(), 'updatedAt[$gte]': first.createdAt }),
+        [first.id, second.id]
+      )
       const page = await a.api.get('/v1/user-working-times', { userId, size: 1 })
       assert.deepEqual([page.body.total, page.body.pages, page.body.items.length], [2, 2, 1])
 
@@ -93,7 +114,10 @@ forEachDatabase('user-working-times', (suite) => {
 
       assert.equal((await a.api.delete(url(second.id))).status, 204)
       assert.equal((await a.api.get(url(second.id))).status, 404)
-      assert.equal((await a.api.put(url(first.id), { userId, validFrom: '2026-09-21', targets: PART_TIME })).status, 405)
+      assert.equal(
+        (await a.api.put(url(first.id), { userId, validFrom: '2026-09-21', targets: PART_TIME })).status,
+        405
+      )
       await consistent(a, userId)
     })
 
@@ -103,7 +127,12 @@ forEachDatabase('user-working-times', (suite) => {
       const retired = await f.newUser(a)
       assert.equal((await a.api.patch(`/v1/users/${retired}`, { deactivatedAt: new Date().toISOString() })).status, 200)
       const { wed: _wed, ...noWednesday } = PART_TIME
-      const body = (change: Record<string, unknown>) => ({ userId, validFrom: '2026-09-16', targets: PART_TIME, ...change })
+      const body = (change: Record<string, unknown>) => ({
+        userId,
+        validFrom: '2026-09-16',
+        targets: PART_TIME,
+        ...change
+      })
       const cases: [Record<string, unknown>, string[]][] = [
         [body({ targets: noWednesday }), ['targets.wed']],
         [body({ targets: { ...PART_TIME, wed: 1441 } }), ['targets.wed']],
@@ -111,7 +140,10 @@ forEachDatabase('user-working-times', (suite) => {
         [body({ targets: { ...PART_TIME, wed: 7.5 } }), ['targets.wed']],
         [body({ targets: { ...PART_TIME, wed: '300' } }), ['targets.wed']],
         [body({ targets: { ...PART_TIME, holiday: 0 } }), ['targets.holiday']],
-        [body({ targets: {} }), ['targets.fri', 'targets.mon', 'targets.sat', 'targets.sun', 'targets.thu', 'targets.tue', 'targets.wed']],
+        [
+          body({ targets: {} }),
+          ['targets.fri', 'targets.mon', 'targets.sat', 'targets.sun', 'targets.thu', 'targets.tue', 'targets.wed']
+        ],
         [body({ targets: null }), ['targets']],
         [body({ targets: [300, 300, 300, 300, 0, 0, 0] }), ['targets']],
         [{ userId, validFrom: '2026-09-16' }, ['targets']],
@@ -129,7 +161,10 @@ forEachDatabase('user-working-times', (suite) => {
         [body({ externalId: 'x'.repeat(256) }), ['externalId']],
         [body({ id: 5, createdAt: '2026-09-16T00:00:00Z', hours: 20 }), ['createdAt', 'hours', 'id']],
         // Every offending field in one 400.
-        [body({ validFrom: '1999-01-04', targets: { ...PART_TIME, sun: 1441 }, userId: other }), ['targets.sun', 'userId', 'validFrom']]
+        [
+          body({ validFrom: '1999-01-04', targets: { ...PART_TIME, sun: 1441 }, userId: other }),
+          ['targets.sun', 'userId', 'validFrom']
+        ]
       ]
       for (const [sent, named] of cases) {
         const res = await post(a, sent)
@@ -140,7 +175,10 @@ forEachDatabase('user-working-times', (suite) => {
 
       const version = await created(a, body({}))
       const patches: [Record<string, unknown>, string[]][] = [
-        [{ targets: { mon: 0 } }, ['targets.fri', 'targets.sat', 'targets.sun', 'targets.thu', 'targets.tue', 'targets.wed']],
+        [
+          { targets: { mon: 0 } },
+          ['targets.fri', 'targets.sat', 'targets.sun', 'targets.thu', 'targets.tue', 'targets.wed']
+        ],
         [{ targets: { ...PART_TIME, mon: 1500 } }, ['targets.mon']],
         [{ targets: null }, ['targets']],
         [{ validFrom: '1999-12-31' }, ['validFrom']],
@@ -152,7 +190,10 @@ forEachDatabase('user-working-times', (suite) => {
         assert.equal(res.status, 400, `${JSON.stringify(sent)}: ${res.text.slice(0, 300)}`)
         assert.deepEqual(validationErrors(res), named, JSON.stringify(sent))
       }
-      assert.match((await a.api.patch(url(version.id), { userId })).body.data.validationErrors.userId, /only be set on create/)
+      assert.match(
+        (await a.api.patch(url(version.id), { userId })).body.data.validationErrors.userId,
+        /only be set on create/
+      )
       assert.deepEqual((await a.api.get(url(version.id))).body, version)
     })
 
@@ -177,7 +218,11 @@ forEachDatabase('user-working-times', (suite) => {
     it('has a display name, a description and a typed client', async () => {
       const italian = await suite.company({ country: 'IT' })
       const fr = await suite.company({ country: 'FR' })
-      for (const [company, name] of [[a, 'Arbeitszeitmodell'], [italian, 'Orario di lavoro'], [fr, 'User working time']] as const) {
+      for (const [company, name] of [
+        [a, 'Arbeitszeitmodell'],
+        [italian, 'Orario di lavoro'],
+        [fr, 'User working time']
+      ] as const) {
         const res = await company.api.get('/v1/user-working-times/spec')
         assert.equal(res.status, 200)
         assert.equal(res.body.info.title, `crewclock API: ${name}`)
@@ -185,11 +230,18 @@ forEachDatabase('user-working-times', (suite) => {
       }
       const client = createRestClient(suite.server().url, a.apiKey)
       const userId = await f.newUser(a)
-      const version = await client.service('v1/user-working-times').create({ userId, validFrom: '2026-12-01', targets: PART_TIME })
+      const version = await client
+        .service('v1/user-working-times')
+        .create({ userId, validFrom: '2026-12-01', targets: PART_TIME })
       const minutes: number | undefined = version.targets?.thu
       assert.equal(minutes, 300)
-      const list = await client.service('v1/user-working-times').find({ query: { userId, validFrom: { $gte: '2026-12-01' } } })
-      assert.deepEqual(list.items.map((item) => item.id), [version.id])
+      const list = await client
+        .service('v1/user-working-times')
+        .find({ query: { userId, validFrom: { $gte: '2026-12-01' } } })
+      assert.deepEqual(
+        list.items.map((item) => item.id),
+        [version.id]
+      )
       await client.service('v1/user-working-times').remove(version.id)
     })
 
@@ -220,17 +272,38 @@ forEachDatabase('user-working-times', (suite) => {
       const weekOf14 = await f.week(a, userId, '2026-09-14')
       const september = await f.month(a, userId, '2026-09-01')
       const october = await f.month(a, userId, '2026-10-01')
-      assert.deepEqual([weekOf14.sumTarget, september.sumTargetComputed, september.sumActual, september.carryOut], [2400, 22 * 480, 240, 240 - 22 * 480])
+      assert.deepEqual(
+        [weekOf14.sumTarget, september.sumTargetComputed, september.sumActual, september.carryOut],
+        [2400, 22 * 480, 240, 240 - 22 * 480]
+      )
       assert.deepEqual([october.carryIn, october.sumTargetComputed], [240 - 22 * 480, 22 * 480])
-      const before = await suite.server().knex('time_sheet_days').where({ companyId: a.id, userId }).where('day', '<', '2026-09-16').orderBy('day')
+      const before = await suite
+        .server()
+        .knex('time_sheet_days')
+        .where({ companyId: a.id, userId })
+        .where('day', '<', '2026-09-16')
+        .orderBy('day')
 
       await created(a, { userId, validFrom: '2026-09-16', targets: PART_TIME })
 
-      const days = await Promise.all(['2026-09-15', '2026-09-16', '2026-09-17', '2026-09-18', '2026-09-21'].map(async (day) => (await f.day(a, userId, day)).expectedDuration))
+      const days = await Promise.all(
+        ['2026-09-15', '2026-09-16', '2026-09-17', '2026-09-18', '2026-09-21'].map(
+          async (day) => (await f.day(a, userId, day)).expectedDuration
+        )
+      )
       assert.deepEqual(days, [480, 300, 300, 0, 300])
       assert.deepEqual(await f.day(a, userId, '2026-09-15'), tuesday, 'the day before validFrom is as it was')
-      const after = await suite.server().knex('time_sheet_days').where({ companyId: a.id, userId }).where('day', '<', '2026-09-16').orderBy('day')
-      assert.deepEqual(JSON.parse(JSON.stringify(after)), JSON.parse(JSON.stringify(before)), 'no row before validFrom was written')
+      const after = await suite
+        .server()
+        .knex('time_sheet_days')
+        .where({ companyId: a.id, userId })
+        .where('day', '<', '2026-09-16')
+        .orderBy('day')
+      assert.deepEqual(
+        JSON.parse(JSON.stringify(after)),
+        JSON.parse(JSON.stringify(before)),
+        'no row before validFrom was written'
+      )
 
       // Mon 14 and Tue 15 at 480, Wed 16 and Thu 17 at 300, Fri 18 at 0.
       const weekAfter = (await a.api.get(`/v1/time-sheet-weeks/${weekOf14.id}`)).body
@@ -238,12 +311,21 @@ forEachDatabase('user-working-times', (suite) => {
       // 11 weekdays up to the 15th at 480; from the 16th Mon–Thu at 300: 16, 17, 21–24, 28–30 = 9 days.
       const septemberAfter = await f.month(a, userId, '2026-09-01')
       assert.deepEqual(
-        [septemberAfter.sumTargetComputed, septemberAfter.sumTarget, septemberAfter.sumActual, septemberAfter.carryIn, septemberAfter.carryOut],
+        [
+          septemberAfter.sumTargetComputed,
+          septemberAfter.sumTarget,
+          septemberAfter.sumActual,
+          septemberAfter.carryIn,
+          septemberAfter.carryOut
+        ],
         [11 * 480 + 9 * 300, 7980, 240, 0, 240 - 7980]
       )
       // October: 17 days Monday to Thursday (five Thursdays) at 300; its carry-in follows September's.
       const octoberAfter = await f.month(a, userId, '2026-10-01')
-      assert.deepEqual([octoberAfter.sumTargetComputed, octoberAfter.carryIn, octoberAfter.carryOut], [17 * 300, -7740, -7740 - 5100])
+      assert.deepEqual(
+        [octoberAfter.sumTargetComputed, octoberAfter.carryIn, octoberAfter.carryOut],
+        [17 * 300, -7740, -7740 - 5100]
+      )
       await consistent(a, userId)
     })
 
@@ -262,7 +344,9 @@ forEachDatabase('user-working-times', (suite) => {
             if (row.userId === userId) heard.push(`${path} ${row.id} ${row.expectedDuration ?? row.sumTarget}`)
           })
         }
-        socket.client.service('v1/user-working-times').on('created', (row: any) => heard.push(`user-working-times ${row.userId} ${row.validFrom}`))
+        socket.client
+          .service('v1/user-working-times')
+          .on('created', (row: any) => heard.push(`user-working-times ${row.userId} ${row.validFrom}`))
         return { socket, heard }
       }
       const ours = await listen(a)
@@ -270,7 +354,12 @@ forEachDatabase('user-working-times', (suite) => {
       try {
         await created(a, { userId, validFrom: '2026-09-16', targets: PART_TIME })
         // Monday 14th (before validFrom) is not announced; Wednesday 16th is.
-        const wanted = [`time-sheet-days ${day.id} 300`, `time-sheet-weeks ${weekRow.id} 1560`, `time-sheet-months ${month.id} 7980`, `user-working-times ${userId} 2026-09-16`]
+        const wanted = [
+          `time-sheet-days ${day.id} 300`,
+          `time-sheet-weeks ${weekRow.id} 1560`,
+          `time-sheet-months ${month.id} 7980`,
+          `user-working-times ${userId} 2026-09-16`
+        ]
         const deadline = Date.now() + 5000
         while (ours.heard.length < wanted.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
         await new Promise((r) => setTimeout(r, 100))
@@ -290,11 +379,25 @@ forEachDatabase('user-working-times', (suite) => {
       const first = companyVersionOf(await knex('company_working_times').where({ companyId: e.id }).first())
       const now = new Date().toISOString()
       await knex('company_working_times').insert({
-        companyId: e.id, validFrom: '2026-09-21', targetMinutes: JSON.stringify({ ...first.targetMinutes, monday: 100, tuesday: 100, wednesday: 100, thursday: 100, friday: 100 }),
-        breakRules: JSON.stringify(first.breakRules), maxDailyMinutes: first.maxDailyMinutes, carryOverCapMinutes: null, createdAt: now, updatedAt: now
+        companyId: e.id,
+        validFrom: '2026-09-21',
+        targetMinutes: JSON.stringify({
+          ...first.targetMinutes,
+          monday: 100,
+          tuesday: 100,
+          wednesday: 100,
+          thursday: 100,
+          friday: 100
+        }),
+        breakRules: JSON.stringify(first.breakRules),
+        maxDailyMinutes: first.maxDailyMinutes,
+        carryOverCapMinutes: null,
+        createdAt: now,
+        updatedAt: now
       })
       const userId = await f.newUser(e, { employedFrom: '2026-09-01' })
-      const targetsOf = async (days: string[]) => Promise.all(days.map(async (day) => (await f.day(e, userId, day)).expectedDuration))
+      const targetsOf = async (days: string[]) =>
+        Promise.all(days.map(async (day) => (await f.day(e, userId, day)).expectedDuration))
       const days = ['2026-09-07', '2026-09-14', '2026-09-21', '2026-09-22', '2026-09-23']
       // Mondays 7 and 14 at 60 (first version), then 8 weekdays at 100 (second version).
       assert.equal((await f.month(e, userId, '2026-09-01')).sumTarget, 60 + 60 + 8 * 100)
@@ -321,8 +424,15 @@ forEachDatabase('user-working-times', (suite) => {
       const userId = await f.newUser(a, { employedFrom: '2026-09-01' })
       await f.entry(a, types, userId, '2026-09-07T08:00:00+02:00', '2026-09-07T12:00:00+02:00')
       const weekRow = await f.week(a, userId, '2026-09-07')
-      for (const status of ['submitted', 'approved']) assert.equal((await a.api.patch(`/v1/time-sheet-weeks/${weekRow.id}`, { status })).status, 200)
-      assert.deepEqual([(await f.month(a, userId, '2026-09-01')).sumTarget, (await f.month(a, userId, '2026-09-01')).recomputableCount], [22 * 480, 0])
+      for (const status of ['submitted', 'approved'])
+        assert.equal((await a.api.patch(`/v1/time-sheet-weeks/${weekRow.id}`, { status })).status, 200)
+      assert.deepEqual(
+        [
+          (await f.month(a, userId, '2026-09-01')).sumTarget,
+          (await f.month(a, userId, '2026-09-01')).recomputableCount
+        ],
+        [22 * 480, 0]
+      )
 
       const version = await created(a, { userId, validFrom: '2026-09-01', targets: week(240, 240, 240, 240, 240) })
       const frozen = (await a.api.get(`/v1/time-sheet-weeks/${weekRow.id}`)).body
@@ -354,11 +464,26 @@ forEachDatabase('user-working-times', (suite) => {
       const others = [
         post(a, { userId, validFrom: '2026-09-08', targets: week(100, 100, 100, 100, 100) }),
         post(a, { userId, validFrom: '2026-10-05', targets: week(0, 0, 480, 480, 480) }),
-        a.api.post('/v1/time-entries', { typeId: types.work, userId, startsAt: '2026-09-17T08:00:00+02:00', endsAt: '2026-09-17T13:00:00+02:00' })
+        a.api.post('/v1/time-entries', {
+          typeId: types.work,
+          userId,
+          startsAt: '2026-09-17T08:00:00+02:00',
+          endsAt: '2026-09-17T13:00:00+02:00'
+        })
       ]
       const results = await Promise.all([...sameDay, ...others])
-      assert.deepEqual(results.slice(0, 4).map((res) => res.status).sort(), [201, 409, 409, 409], results.map((res) => res.text.slice(0, 200)).join('\n'))
-      assert.deepEqual(results.slice(4).map((res) => res.status), [201, 201, 201])
+      assert.deepEqual(
+        results
+          .slice(0, 4)
+          .map((res) => res.status)
+          .sort(),
+        [201, 409, 409, 409],
+        results.map((res) => res.text.slice(0, 200)).join('\n')
+      )
+      assert.deepEqual(
+        results.slice(4).map((res) => res.status),
+        [201, 201, 201]
+      )
       // 1–7: 5 weekdays at 480; 8–15: 6 weekdays at 100; 16–30: Mon–Thu at 300 (9 days).
       assert.equal((await f.month(a, userId, '2026-09-01')).sumTarget, 5 * 480 + 6 * 100 + 9 * 300)
       await consistent(a, userId)
@@ -399,12 +524,19 @@ forEachDatabase('user-working-times', (suite) => {
 
       // A change that does not reach the locked month is fine: a note, the version whose range ends
       // where the locked month starts, and a version that starts after it.
-      assert.equal((await a.api.patch(url(v1.id), { note: 'locked month: reopen it to change the targets' })).status, 200)
+      assert.equal(
+        (await a.api.patch(url(v1.id), { note: 'locked month: reopen it to change the targets' })).status,
+        200
+      )
       const firstMonth = await f.month(a, userId, earlier)
       const res = await a.api.patch(url(v0.id), { targets: week(0, 0, 0, 0, 0) })
       assert.equal(res.status, 200, res.text)
       assert.ok((await f.month(a, userId, earlier)).sumTarget < firstMonth.sumTarget)
-      const later = await created(a, { userId, validFrom: addDays(addMonths(locked, 1), 2), targets: week(0, 0, 0, 0, 0, 0, 0) })
+      const later = await created(a, {
+        userId,
+        validFrom: addDays(addMonths(locked, 1), 2),
+        targets: week(0, 0, 0, 0, 0, 0, 0)
+      })
       assert.equal((await f.day(a, userId, addDays(addMonths(locked, 1), 2))).expectedDuration, 0)
       assert.equal((await a.api.delete(url(later.id))).status, 204)
       assert.equal((await a.api.delete(url(v0.id))).status, 204)

@@ -2,7 +2,22 @@ import assert from 'node:assert/strict'
 import bcrypt from 'bcryptjs'
 import { forEachDatabase, TestCompany } from '../support/harness'
 
-const USER_FIELDS = ['color', 'createdAt', 'deactivatedAt', 'email', 'employedFrom', 'externalId', 'fullName', 'id', 'openingBalance', 'roleId', 'roleType', 'shortName', 'staffNumber', 'updatedAt']
+const USER_FIELDS = [
+  'color',
+  'createdAt',
+  'deactivatedAt',
+  'email',
+  'employedFrom',
+  'externalId',
+  'fullName',
+  'id',
+  'openingBalance',
+  'roleId',
+  'roleType',
+  'shortName',
+  'staffNumber',
+  'updatedAt'
+]
 
 forEachDatabase('users', (suite) => {
   let a: TestCompany
@@ -61,7 +76,13 @@ forEachDatabase('users', (suite) => {
     const missing = await a.api.post('/v1/users', {})
     assert.equal(missing.status, 400)
     assert.deepEqual(missing.body.data.validationErrors, { fullName: 'is required', email: 'is required' })
-    const bad = await a.api.post('/v1/users', { fullName: 'X', email: 'not-an-email', color: 'red', roleType: 'admin', roleId: null })
+    const bad = await a.api.post('/v1/users', {
+      fullName: 'X',
+      email: 'not-an-email',
+      color: 'red',
+      roleType: 'admin',
+      roleId: null
+    })
     assert.equal(bad.status, 400)
     assert.deepEqual(Object.keys(bad.body.data.validationErrors).sort(), ['color', 'email', 'roleId', 'roleType'])
     assert.equal(bad.body.data.validationErrors.email, 'must be an email address')
@@ -127,17 +148,37 @@ forEachDatabase('users', (suite) => {
 
   it('filters by roleType, roleId and the other listed fields', async () => {
     const tag = `T${Date.now()}`
-    const office = await a.api.post('/v1/users', { fullName: `${tag} Office`, email: email(), roleId: rolesA.office, shortName: `${tag}-o`, staffNumber: `${tag}-1`, externalId: `${tag}-x` })
+    const office = await a.api.post('/v1/users', {
+      fullName: `${tag} Office`,
+      email: email(),
+      roleId: rolesA.office,
+      shortName: `${tag}-o`,
+      staffNumber: `${tag}-1`,
+      externalId: `${tag}-x`
+    })
     const worker = await a.api.post('/v1/users', { fullName: `${tag} Worker`, email: email(), staffNumber: `${tag}-2` })
     const byType = await a.api.get('/v1/users', { roleType: 'office', 'fullName[$like]': `${tag}%` })
     assert.equal(byType.status, 200)
-    assert.deepEqual(byType.body.items.map((u: any) => u.id), [office.body.id])
+    assert.deepEqual(
+      byType.body.items.map((u: any) => u.id),
+      [office.body.id]
+    )
     const admins = await a.api.get('/v1/users', { roleType: 'admin' })
     assert.ok(admins.body.items.some((u: any) => u.id === a.adminUserId))
     assert.ok(admins.body.items.every((u: any) => u.roleType === 'admin'))
-    const notAdmin = await a.api.get('/v1/users', { 'roleType[$ne]': 'admin', 'fullName[$like]': `${tag}%`, '$sort[roleType]': 1 })
-    assert.deepEqual(notAdmin.body.items.map((u: any) => u.roleType), ['office', 'worker'])
-    assert.equal((await a.api.get('/v1/users', { roleId: rolesA.worker, 'fullName[$like]': `${tag}%` })).body.items[0].id, worker.body.id)
+    const notAdmin = await a.api.get('/v1/users', {
+      'roleType[$ne]': 'admin',
+      'fullName[$like]': `${tag}%`,
+      '$sort[roleType]': 1
+    })
+    assert.deepEqual(
+      notAdmin.body.items.map((u: any) => u.roleType),
+      ['office', 'worker']
+    )
+    assert.equal(
+      (await a.api.get('/v1/users', { roleId: rolesA.worker, 'fullName[$like]': `${tag}%` })).body.items[0].id,
+      worker.body.id
+    )
     assert.equal((await a.api.get('/v1/users', { shortName: `${tag}-o` })).body.total, 1)
     assert.equal((await a.api.get('/v1/users', { 'staffNumber[$in]': [`${tag}-1`, `${tag}-2`] })).body.total, 2)
     assert.equal((await a.api.get('/v1/users', { externalId: `${tag}-x` })).body.total, 1)

@@ -23,16 +23,33 @@ forEachDatabase('working-time writes in parallel with time writes', (suite) => {
     const login = await suite.server().http.post('/authentication', { strategy: 'local', email, password: PASSWORD })
     assert.equal(login.status, 201, login.text)
     const admin = suite.server().http.withKey(login.body.accessToken)
-    const users = [await f.newUser(company, { employedFrom: '2026-06-01' }), await f.newUser(company, { employedFrom: '2026-06-01' })]
+    const users = [
+      await f.newUser(company, { employedFrom: '2026-06-01' }),
+      await f.newUser(company, { employedFrom: '2026-06-01' })
+    ]
     for (const userId of users) await f.month(company, userId, '2026-11-01')
 
     const statuses: number[] = []
     for (let round = 0; round < 5; round++) {
       const day = String(round + 2).padStart(2, '0')
       const results = await Promise.all([
-        ...users.map((userId) => company.api.post('/v1/time-entries', { typeId: types.work, userId, startsAt: `2026-11-${day}T07:00:00Z`, endsAt: `2026-11-${day}T09:00:00Z` })),
-        admin.post('/settings/working-times', { validFrom: `2026-07-${10 + round}`, targetMinutes: { ...WEEK, friday: 300 + round } }),
-        company.api.post('/v1/user-working-times', { userId: users[0], validFrom: `2026-08-${10 + round}`, targets: { mon: 240, tue: 240, wed: 240, thu: 0, fri: 0, sat: 0, sun: 0 } }),
+        ...users.map((userId) =>
+          company.api.post('/v1/time-entries', {
+            typeId: types.work,
+            userId,
+            startsAt: `2026-11-${day}T07:00:00Z`,
+            endsAt: `2026-11-${day}T09:00:00Z`
+          })
+        ),
+        admin.post('/settings/working-times', {
+          validFrom: `2026-07-${10 + round}`,
+          targetMinutes: { ...WEEK, friday: 300 + round }
+        }),
+        company.api.post('/v1/user-working-times', {
+          userId: users[0],
+          validFrom: `2026-08-${10 + round}`,
+          targets: { mon: 240, tue: 240, wed: 240, thu: 0, fri: 0, sat: 0, sun: 0 }
+        }),
         company.api.patch(`/v1/users/${users[1]}`, { employedFrom: `2026-06-0${1 + (round % 2)}` })
       ])
       for (const res of results) assert.ok(res.status < 300, `round ${round}: ${res.status} ${res.text.slice(0, 300)}`)
@@ -41,6 +58,7 @@ forEachDatabase('working-time writes in parallel with time writes', (suite) => {
     assert.equal(statuses.length, 25)
     const entries = await company.api.get('/v1/time-entries', { size: 20 })
     assert.equal(entries.body.total, 10)
-    for (const userId of users) assertConsistent(await assertMatchesRecomputation(suite.server().knex, company.id, userId))
+    for (const userId of users)
+      assertConsistent(await assertMatchesRecomputation(suite.server().knex, company.id, userId))
   })
 })

@@ -34,7 +34,9 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
 }
 
 /** Starts `crewclock serve` and resolves once it prints its listening line. */
-export function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; url: string }> {
+export function startServe(
+  env: Record<string, string>
+): Promise<{ child: ChildProcess; output: () => string; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'serve'], { env: cliEnv(env), cwd: ROOT })
     let output = ''

@@ -22,7 +22,9 @@ const withDatabase = (url: string, database: string) => {
  * runs never share state.
  */
 export function testDatabases(): TestDatabase[] {
-  const list: TestDatabase[] = [{ name: 'sqlite', url: `sqlite://${path.join(TMP, `crewclock-${process.pid}.sqlite`)}` }]
+  const list: TestDatabase[] = [
+    { name: 'sqlite', url: `sqlite://${path.join(TMP, `crewclock-${process.pid}.sqlite`)}` }
+  ]
   if (process.env.TEST_PG_URL) list.push({ name: 'postgres', url: withDatabase(process.env.TEST_PG_URL, PG_DATABASE) })
   return list
 }

@@ -31,7 +31,11 @@ export class FaultInjector {
     this.ownBefore = Object.hasOwn(this.proto, 'query')
     const config = knex.client.config
     const injector = this
-    this.proto.query = function (this: { config: unknown }, connection: { __knexTxId?: string }, query: string | { sql: string }) {
+    this.proto.query = function (
+      this: { config: unknown },
+      connection: { __knexTxId?: string },
+      query: string | { sql: string }
+    ) {
       const sql = typeof query === 'string' ? query : query.sql
       if (this.config === config && injector.failAt > 0 && connection?.__knexTxId && !CONTROL.test(sql)) {
         injector.statements.push({ sql, write: WRITE.test(sql) })
@@ -95,7 +99,13 @@ export class FreezingRelay {
         from.on('close', () => (to.destroy(), this.pairs.delete(pair)))
       }
     })
-    return new Promise((resolve) => this.server!.listen(0, '127.0.0.1', () => ((this.port = (this.server!.address() as net.AddressInfo).port), resolve())))
+    return new Promise((resolve) =>
+      this.server!.listen(
+        0,
+        '127.0.0.1',
+        () => ((this.port = (this.server!.address() as net.AddressInfo).port), resolve())
+      )
+    )
   }
 
   /** From now on nothing passes, in either direction, on any connection. */

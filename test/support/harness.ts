@@ -21,7 +21,12 @@ let companyCounter = 0
 
 async function startServer(db: TestDatabase): Promise<TestServer> {
   await createTestDatabase(db)
-  const app = createApp({ redisUrl: '', database: { url: db.url }, dataDir: `./.tmp/test/data-${db.name}-${process.pid}`, uploads: { dir: `./.tmp/test/uploads-${db.name}-${process.pid}` } as any })
+  const app = createApp({
+    redisUrl: '',
+    database: { url: db.url },
+    dataDir: `./.tmp/test/data-${db.name}-${process.pid}`,
+    uploads: { dir: `./.tmp/test/uploads-${db.name}-${process.pid}` } as any
+  })
   const knex = app.get('knex' as any) as Knex
   await migrateLatest(knex)
   const server: Server = await app.listen(0)
@@ -63,7 +68,12 @@ export interface DatabaseSuite {
   db: TestDatabase
   server: () => TestServer
   /** Creates a fresh company (with its catalogues, admin and key) for this test. */
-  company: (options?: { country?: string; timezone?: string; name?: string; adminPassword?: string }) => Promise<TestCompany>
+  company: (options?: {
+    country?: string
+    timezone?: string
+    name?: string
+    adminPassword?: string
+  }) => Promise<TestCompany>
 }
 
 /**
@@ -90,7 +100,13 @@ export function forEachDatabase(title: string, body: (suite: DatabaseSuite) => v
             adminEmail: `admin-${process.pid}-${n}-${Date.now()}@example.test`,
             adminPassword: options.adminPassword
           })
-          return { id: created.companyId, adminUserId: created.adminUserId, apiKey: created.apiKey, apiKeyId: created.apiKeyId, api: new HttpClient(server.url, created.apiKey) }
+          return {
+            id: created.companyId,
+            adminUserId: created.adminUserId,
+            apiKey: created.apiKey,
+            apiKeyId: created.apiKeyId,
+            api: new HttpClient(server.url, created.apiKey)
+          }
         }
       })
     })

@@ -38,8 +38,16 @@ export class HttpClient {
     return new HttpClient(this.baseUrl, apiKey)
   }
 
-  async request<T = any>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<HttpResponse<T>> {
-    const headers: Record<string, string> = { ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}), ...options.headers }
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: RequestOptions = {}
+  ): Promise<HttpResponse<T>> {
+    const headers: Record<string, string> = {
+      ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+      ...options.headers
+    }
     let payload: BodyInit | undefined = options.raw
     if (payload === undefined && body !== undefined) {
       payload = JSON.stringify(body)
@@ -85,7 +93,8 @@ class ResponseContract {
   private readonly validators = new Map<string, ValidateFunction>()
 
   constructor(private readonly doc: Json) {
-    for (const format of ['binary', 'byte', 'int32', 'int64', 'float', 'double', 'password']) this.ajv.addFormat(format, true)
+    for (const format of ['binary', 'byte', 'int32', 'int64', 'float', 'double', 'password'])
+      this.ajv.addFormat(format, true)
     this.routes = Object.keys(doc.paths ?? {})
       .map((template) => {
         const parts = template.split(/\{[^}]+\}/)
@@ -136,15 +145,21 @@ class ResponseContract {
     }
     const json = content['application/json']
     if (!json) return
-    if (res.body === undefined) this.fail(what, `expected a JSON body, got content-type ${res.headers.get('content-type')}`, res)
+    if (res.body === undefined)
+      this.fail(what, `expected a JSON body, got content-type ${res.headers.get('content-type')}`, res)
     if (json.schema) this.checkBody(what, `${method} ${route!.template} ${res.status}`, json.schema, res)
   }
 
   private checkBody(what: string, key: string, schema: Json, res: HttpResponse) {
-    if (res.body === undefined) this.fail(what, `expected a JSON body, got content-type ${res.headers.get('content-type')}`, res)
+    if (res.body === undefined)
+      this.fail(what, `expected a JSON body, got content-type ${res.headers.get('content-type')}`, res)
     const validate = this.validator(key, schema)
     if (!validate(res.body)) {
-      this.fail(what, `response does not match the description: ${this.ajv.errorsText(validate.errors, { dataVar: 'body', separator: '; ' })}`, res)
+      this.fail(
+        what,
+        `response does not match the description: ${this.ajv.errorsText(validate.errors, { dataVar: 'body', separator: '; ' })}`,
+        res
+      )
     }
   }
 }

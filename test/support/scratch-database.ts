@@ -12,7 +12,11 @@ const MIGRATIONS = path.resolve(__dirname, '..', '..', 'migrations')
 const TMP = path.resolve(__dirname, '..', '..', '.tmp', 'test')
 
 export const migrationsUpTo = (upTo: string): Knex.MigrationSource<string> => ({
-  getMigrations: async () => fs.readdirSync(MIGRATIONS).filter((f) => /^\d{14}_[\w-]+\.ts$/.test(f) && f.replace(/\.ts$/, '') <= upTo).sort(),
+  getMigrations: async () =>
+    fs
+      .readdirSync(MIGRATIONS)
+      .filter((f) => /^\d{14}_[\w-]+\.ts$/.test(f) && f.replace(/\.ts$/, '') <= upTo)
+      .sort(),
   getMigrationName: (file) => file.replace(/\.ts$/, ''),
   getMigration: async (file) => require(path.join(MIGRATIONS, file))
 })

@@ -38,19 +38,30 @@ export const label = (op: Operation) => `${op.method} ${op.template}`
 export const resourcesOf = (server: TestServer) => registryOf(server.app).resources
 
 const collectionTemplate = (registered: RegisteredResource) => `/${registered.path.replace(/:(\w+)/g, '{$1}')}`
-const itemTemplate = (registered: RegisteredResource) => `${collectionTemplate(registered)}/{${registered.resource.idParam}}`
+const itemTemplate = (registered: RegisteredResource) =>
+  `${collectionTemplate(registered)}/{${registered.resource.idParam}}`
 
-function kindOf(method: HttpMethod, template: string, registered: RegisteredResource[]): [OperationKind, RegisteredResource?] {
+function kindOf(
+  method: HttpMethod,
+  template: string,
+  registered: RegisteredResource[]
+): [OperationKind, RegisteredResource?] {
   for (const r of registered) {
     if (template === collectionTemplate(r) && method === 'GET') return ['list', r]
     if (template === collectionTemplate(r) && method === 'POST') return ['create', r]
-    if (template === itemTemplate(r)) return [({ GET: 'get', PATCH: 'patch', DELETE: 'remove' } as const)[method as 'GET'] ?? 'other', r]
+    if (template === itemTemplate(r))
+      return [({ GET: 'get', PATCH: 'patch', DELETE: 'remove' } as const)[method as 'GET'] ?? 'other', r]
   }
   return ['other']
 }
 
 const resolveRef = (doc: Json, value: Json): Json =>
-  value?.$ref ? (value.$ref as string).split('/').slice(1).reduce((node: Json, key: string) => node[key], doc) : value
+  value?.$ref
+    ? (value.$ref as string)
+        .split('/')
+        .slice(1)
+        .reduce((node: Json, key: string) => node[key], doc)
+    : value
 
 /** Every /v1 operation of the served description, matched to the declaration behind it. */
 export async function loadOperations(server: TestServer): Promise<Operation[]> {
@@ -185,7 +196,9 @@ const FIXTURES: Record<string, (ctx: ValueContext) => Json> = {
   // Finished, so that several entries of one user can exist.
   'time-entries': (ctx) => ({ endsAt: new Date(ctx.time + HOUR).toISOString() }),
   // One version per user and day: each body takes a day of its own, earlier than the last.
-  'user-working-times': (ctx) => ({ validFrom: new Date(ctx.time - ++versionDays * 24 * HOUR).toISOString().slice(0, 10) })
+  'user-working-times': (ctx) => ({
+    validFrom: new Date(ctx.time - ++versionDays * 24 * HOUR).toISOString().slice(0, 10)
+  })
 }
 
 /**
@@ -248,7 +261,13 @@ async function hasColumn(knex: Knex, table: string, column: string) {
   if (!cache.has(table)) cache.set(table, knex(table).columnInfo())
   const info = await cache.get(table)!
   // Whether knex's key mapping reached columnInfo or not.
-  return Object.hasOwn(info, column) || Object.hasOwn(info, column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()))
+  return (
+    Object.hasOwn(info, column) ||
+    Object.hasOwn(
+      info,
+      column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())
+    )
+  )
 }
 
 async function activeIds(knex: Knex, table: string, companyId: number): Promise<number[]> {
@@ -267,7 +286,9 @@ export function paramsFor(template: string, seed: Seed): Record<string, number> 
     .sort((a, b) => collectionTemplate(b.registered).length - collectionTemplate(a.registered).length)[0]
   const params: Record<string, number> = {}
   for (const [, param] of template.matchAll(/\{(\w+)\}/g)) {
-    const value = record?.params[param] ?? seed.records.find((r) => !r.registered.path.includes(':') && r.registered.resource.idParam === param)?.id
+    const value =
+      record?.params[param] ??
+      seed.records.find((r) => !r.registered.path.includes(':') && r.registered.resource.idParam === param)?.id
     if (value === undefined) throw new Error(`${template}: no seeded record for {${param}}`)
     params[param] = value
   }
@@ -283,7 +304,9 @@ export const urlOf = (template: string, seed: Seed, override: Record<string, num
 
 /** Parent parameters of a declared path (`:assignmentId`) and the declared collection each names. */
 const parentsOf = (registered: RegisteredResource, all: RegisteredResource[]) =>
-  [...registered.path.matchAll(/:(\w+)/g)].map((m) => all.find((r) => r.resource.idParam === m[1] && !r.path.includes(':'))!)
+  [...registered.path.matchAll(/:(\w+)/g)].map((m) =>
+    all.find((r) => r.resource.idParam === m[1] && !r.path.includes(':'))!
+  )
 
 /** POSTs a valid new record of `op`'s collection (multipart: a small text file). */
 export async function postRecord(seed: Seed, op: Operation, body?: Json): Promise<HttpResponse> {
@@ -291,7 +314,8 @@ export async function postRecord(seed: Seed, op: Operation, body?: Json): Promis
   if (op.bodyType === 'multipart') {
     const form = new FormData()
     form.append('file', new Blob([`content of ${seed.marker}\n`], { type: 'text/plain' }), `${seed.marker}.txt`)
-    for (const [name, prop] of Object.entries<Json>(op.formSchema?.properties ?? {})) if (name !== 'file' && isPlainString(prop)) form.append(name, text(seed.ctx, prop))
+    for (const [name, prop] of Object.entries<Json>(op.formSchema?.properties ?? {}))
+      if (name !== 'file' && isPlainString(prop)) form.append(name, text(seed.ctx, prop))
     return seed.company.api.post(url, undefined, { raw: form })
   }
   return seed.company.api.post(url, body ?? validCreateBody(op.registered!.resource, seed.ctx))
@@ -302,11 +326,17 @@ export async function postRecord(seed: Seed, op: Operation, body?: Json): Promis
  * order their references and parents require; collections that cannot be created (catalogues)
  * contribute their first seeded record. Fails naming the collection when a create is refused.
  */
-export async function seedCompany(server: TestServer, company: TestCompany, operations: Operation[], marker = newMarker()): Promise<Seed> {
+export async function seedCompany(
+  server: TestServer,
+  company: TestCompany,
+  operations: Operation[],
+  marker = newMarker()
+): Promise<Seed> {
   const all = resourcesOf(server)
   const idsByTable = new Map<string, number[]>()
   const refresh = async () => {
-    for (const table of new Set(all.map((r) => r.resource.table))) idsByTable.set(table, await activeIds(server.knex, table, company.id))
+    for (const table of new Set(all.map((r) => r.resource.table)))
+      idsByTable.set(table, await activeIds(server.knex, table, company.id))
   }
   await refresh()
   const ctx: ValueContext = {
@@ -324,28 +354,47 @@ export async function seedCompany(server: TestServer, company: TestCompany, oper
   while (pending.length > 0) {
     const ready = pending.filter((r) => {
       const required = new Set<string>((r.resource.createSchema as Json).required ?? [])
-      const tables = Object.entries(r.resource.references ?? {}).filter(([field]) => required.has(field)).map(([, ref]) => ref.table)
+      const tables = Object.entries(r.resource.references ?? {})
+        .filter(([field]) => required.has(field))
+        .map(([, ref]) => ref.table)
       const parents = parentsOf(r, all)
-      return tables.every((t) => (idsByTable.get(t)?.length ?? 0) > 0) && parents.every((p) => seed.records.some((rec) => rec.registered === p))
+      return (
+        tables.every((t) => (idsByTable.get(t)?.length ?? 0) > 0) &&
+        parents.every((p) => seed.records.some((rec) => rec.registered === p))
+      )
     })
-    if (ready.length === 0) throw new Error(`cannot seed ${pending.map((r) => r.path).join(', ')}: their references have no records`)
+    if (ready.length === 0)
+      throw new Error(`cannot seed ${pending.map((r) => r.path).join(', ')}: their references have no records`)
     for (const registered of ready) {
       const res = await postRecord(seed, creates.get(registered)!)
-      if (res.status !== 201) throw new Error(`seeding ${registered.path} answered ${res.status}: ${res.text.slice(0, 500)}`)
-      const params = Object.fromEntries(parentsOf(registered, all).map((p) => [p.resource.idParam, seed.records.find((rec) => rec.registered === p)!.id]))
-      seed.records.push({ registered, id: res.body.id, params: { ...params, [registered.resource.idParam]: res.body.id }, created: true })
+      if (res.status !== 201)
+        throw new Error(`seeding ${registered.path} answered ${res.status}: ${res.text.slice(0, 500)}`)
+      const params = Object.fromEntries(
+        parentsOf(registered, all).map((p) => [
+          p.resource.idParam,
+          seed.records.find((rec) => rec.registered === p)!.id
+        ])
+      )
+      seed.records.push({
+        registered,
+        id: res.body.id,
+        params: { ...params, [registered.resource.idParam]: res.body.id },
+        created: true
+      })
       await refresh()
     }
     pending = pending.filter((r) => !ready.includes(r))
   }
   for (const registered of all.filter((r) => !creates.has(r))) {
     const id = idsByTable.get(registered.resource.table)?.[0]
-    if (id !== undefined) seed.records.push({ registered, id, params: { [registered.resource.idParam]: id }, created: false })
+    if (id !== undefined)
+      seed.records.push({ registered, id, params: { [registered.resource.idParam]: id }, created: false })
   }
   return seed
 }
 
-export const recordOf = (seed: Seed, registered: RegisteredResource) => seed.records.find((r) => r.registered === registered)
+export const recordOf = (seed: Seed, registered: RegisteredResource) =>
+  seed.records.find((r) => r.registered === registered)
 
 // ---------------------------------------------------------------------------------------------
 // Snapshots
@@ -356,17 +405,27 @@ const VOLATILE_TABLES = new Set(['api_usage'])
 /** Every table with a company_id column. */
 export async function tenantTables(knex: Knex): Promise<string[]> {
   if (knex.client.config.client === 'pg') {
-    const rows = await knex.raw(`select table_name as name from information_schema.columns where column_name = 'company_id' and table_schema = current_schema() order by 1`)
+    const rows = await knex.raw(
+      `select table_name as name from information_schema.columns where column_name = 'company_id' and table_schema = current_schema() order by 1`
+    )
     return rows.rows.map((r: Json) => r.name).filter((t: string) => !VOLATILE_TABLES.has(t))
   }
-  const tables: Json[] = await knex.raw(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'knex_%' order by name`)
+  const tables: Json[] = await knex.raw(
+    `select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'knex_%' order by name`
+  )
   const result: string[] = []
-  for (const { name } of tables) if (!VOLATILE_TABLES.has(name) && (await hasColumn(knex, name, 'company_id'))) result.push(name)
+  for (const { name } of tables)
+    if (!VOLATILE_TABLES.has(name) && (await hasColumn(knex, name, 'company_id'))) result.push(name)
   return result
 }
 
 const filesUnder = (dir: string): string[] =>
-  fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort() : []
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+        .sort()
+    : []
 
 /** Everything a company owns: its row, its rows in every tenant table, its stored files. */
 export async function snapshotCompany(server: TestServer, companyId: number): Promise<Json> {
@@ -382,5 +441,7 @@ export async function snapshotCompany(server: TestServer, companyId: number): Pr
 
 /** The tables whose rows differ between two snapshots (empty when nothing changed). */
 export function changedTables(before: Json, after: Json): string[] {
-  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])
+  )
 }

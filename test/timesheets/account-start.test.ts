@@ -34,13 +34,16 @@ forEachDatabase('time accounts: where they start', (suite) => {
   async function snapshot(userId: number): Promise<Map<string, Row>> {
     const rows = new Map<string, Row>()
     for (const table of ['time_sheet_days', 'time_sheet_weeks', 'time_sheet_months']) {
-      for (const row of await suite.server().knex(table).where({ companyId: c.id, userId })) rows.set(`${table} ${row.id}`, JSON.parse(JSON.stringify(row)))
+      for (const row of await suite.server().knex(table).where({ companyId: c.id, userId }))
+        rows.set(`${table} ${row.id}`, JSON.parse(JSON.stringify(row)))
     }
     return rows
   }
 
-  const unchangedRows = (before: Map<string, Row>, after: Map<string, Row>) => [...before].filter(([key, row]) => JSON.stringify(after.get(key)) !== JSON.stringify(row)).map(([key]) => key)
-  const months = (userId: number) => suite.server().knex('time_sheet_months').where({ companyId: c.id, userId }).orderBy('month')
+  const unchangedRows = (before: Map<string, Row>, after: Map<string, Row>) =>
+    [...before].filter(([key, row]) => JSON.stringify(after.get(key)) !== JSON.stringify(row)).map(([key]) => key)
+  const months = (userId: number) =>
+    suite.server().knex('time_sheet_months').where({ companyId: c.id, userId }).orderBy('month')
   const user = async (userId: number) => (await c.api.get(`/v1/users/${userId}`)).body
 
   it('starts a new user on the day it is created, with an opening balance of 0; both are returned and filterable', async () => {
@@ -49,8 +52,20 @@ forEachDatabase('time accounts: where they start', (suite) => {
     assert.deepEqual([created.employedFrom, created.openingBalance], [now, 0])
     const res = await c.api.get('/v1/users', { employedFrom: now, 'openingBalance[$gte]': 0, id: userId })
     assert.equal(res.status, 200, res.text)
-    assert.deepEqual(res.body.items.map((u: any) => u.id), [userId])
-    assert.equal((await c.api.post('/v1/users', { fullName: 'Too much', email: `acct-${Date.now()}@crew.test`, openingBalance: 100_001 })).status, 400)
+    assert.deepEqual(
+      res.body.items.map((u: any) => u.id),
+      [userId]
+    )
+    assert.equal(
+      (
+        await c.api.post('/v1/users', {
+          fullName: 'Too much',
+          email: `acct-${Date.now()}@crew.test`,
+          openingBalance: 100_001
+        })
+      ).status,
+      400
+    )
     assert.equal((await c.api.patch(`/v1/users/${userId}`, { employedFrom: '1999-12-31' })).status, 400)
     assert.equal((await c.api.patch(`/v1/users/${userId}`, { openingBalance: -100_000 })).body.openingBalance, -100_000)
   })
@@ -64,7 +79,11 @@ forEachDatabase('time accounts: where they start', (suite) => {
     await f.week(c, fresh, week)
     assert.deepEqual(unchangedRows(before, await snapshot(fresh)), [])
     const previous = await f.month(c, fresh, addMonths(thisMonth, -1))
-    assert.deepEqual([previous.carryInComputed, previous.sumTarget], [0, 0], 'outside the chain, no target before employedFrom')
+    assert.deepEqual(
+      [previous.carryInComputed, previous.sumTarget],
+      [0, 0],
+      'outside the chain, no target before employedFrom'
+    )
 
     // A worker whose account started in a past month, with a balance from the previous system.
     const userId = await f.newUser(c, { employedFrom: past, openingBalance: 30 })
@@ -102,7 +121,10 @@ forEachDatabase('time accounts: where they start', (suite) => {
   it('fills the chain from its start up to the month asked for, not up to today', async () => {
     const userId = await f.newUser(c, { employedFrom: addDays(addMonths(past, -3), 9) })
     await f.month(c, userId, addMonths(past, -1))
-    assert.deepEqual((await months(userId)).map((m: any) => String(m.month).slice(0, 10)), [addMonths(past, -3), addMonths(past, -2), addMonths(past, -1)])
+    assert.deepEqual(
+      (await months(userId)).map((m: any) => String(m.month).slice(0, 10)),
+      [addMonths(past, -3), addMonths(past, -2), addMonths(past, -1)]
+    )
   })
 
   it('counts work before employedFrom on days without target, and no absence work days there', async () => {
@@ -111,9 +133,20 @@ forEachDatabase('time accounts: where they start', (suite) => {
     const day = await f.day(c, userId, addDays(past, 1))
     assert.deepEqual([day.duration, day.expectedDuration], [120, 0])
     // An absence across employedFrom takes only the work days from it on.
-    const absence = await f.absence(c, types.vacation, userId, `${addDays(past, 7)}T00:00:00+01:00`, `${addDays(past, 21)}T12:00:00+01:00`)
-    const weekdays = Array.from({ length: 7 }, (_, i) => new Date(`${addDays(past, 14 + i)}T12:00:00Z`).getUTCDay()).filter((d) => d >= 1 && d <= 5).length
-    assert.equal(absence.workDays, weekdays + ([0, 6].includes(new Date(`${addDays(past, 21)}T12:00:00Z`).getUTCDay()) ? 0 : 1))
+    const absence = await f.absence(
+      c,
+      types.vacation,
+      userId,
+      `${addDays(past, 7)}T00:00:00+01:00`,
+      `${addDays(past, 21)}T12:00:00+01:00`
+    )
+    const weekdays = Array.from({ length: 7 }, (_, i) =>
+      new Date(`${addDays(past, 14 + i)}T12:00:00Z`).getUTCDay()
+    ).filter((d) => d >= 1 && d <= 5).length
+    assert.equal(
+      absence.workDays,
+      weekdays + ([0, 6].includes(new Date(`${addDays(past, 21)}T12:00:00Z`).getUTCDay()) ? 0 : 1)
+    )
     assertConsistent(await assertMatchesRecomputation(suite.server().knex, c.id, userId))
   })
 
@@ -146,11 +179,17 @@ forEachDatabase('time accounts: where they start', (suite) => {
   it('refuses (409) an account change that would change a locked month, and changes nothing', async () => {
     const userId = await f.newUser(c, { employedFrom: past, openingBalance: 60 })
     const month = await f.month(c, userId, past)
-    for (const status of ['submitted', 'approved']) assert.equal((await c.api.patch(`/v1/time-sheet-months/${month.id}`, { status })).status, 200)
+    for (const status of ['submitted', 'approved'])
+      assert.equal((await c.api.patch(`/v1/time-sheet-months/${month.id}`, { status })).status, 200)
     await f.month(c, userId, addMonths(past, 1))
     const before = await snapshot(userId)
     const account = await user(userId)
-    for (const body of [{ openingBalance: 0 }, { employedFrom: addDays(past, 3) }, { employedFrom: addMonths(past, -1) }, { employedFrom: addMonths(past, 1), openingBalance: 60 }]) {
+    for (const body of [
+      { openingBalance: 0 },
+      { employedFrom: addDays(past, 3) },
+      { employedFrom: addMonths(past, -1) },
+      { employedFrom: addMonths(past, 1), openingBalance: 60 }
+    ]) {
       const res = await c.api.patch(`/v1/users/${userId}`, body)
       assert.equal(res.status, 409, `${JSON.stringify(body)}: ${res.text}`)
     }
@@ -173,7 +212,10 @@ forEachDatabase('time accounts: where they start', (suite) => {
     const offsets = fc.integer({ min: -75, max: 45 })
     const read = fc.oneof(
       fc.record({ kind: fc.constantFrom('day' as const, 'week' as const, 'month' as const), offset: offsets }),
-      fc.record({ kind: fc.constantFrom('days' as const, 'weeks' as const, 'months' as const), offset: fc.constant(0) }),
+      fc.record({
+        kind: fc.constantFrom('days' as const, 'weeks' as const, 'months' as const),
+        offset: fc.constant(0)
+      }),
       fc.record({ kind: fc.constant('get' as const), offset: fc.nat() })
     )
     const property = fc.asyncProperty(fc.array(read, { minLength: 1, maxLength: 5 }), async (reads) => {
@@ -182,8 +224,10 @@ forEachDatabase('time accounts: where they start', (suite) => {
         const day = addDays(start, offset)
         let res
         if (kind === 'day') res = await c.api.get('/v1/time-sheet-days/by-user', { userId, day })
-        else if (kind === 'week') res = await c.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: weekStartOf(day) })
-        else if (kind === 'month') res = await c.api.get('/v1/time-sheet-months/by-user', { userId, month: monthOf(day) })
+        else if (kind === 'week')
+          res = await c.api.get('/v1/time-sheet-weeks/by-user', { userId, weekStart: weekStartOf(day) })
+        else if (kind === 'month')
+          res = await c.api.get('/v1/time-sheet-months/by-user', { userId, month: monthOf(day) })
         else if (kind === 'get') {
           const keys = [...before.keys()]
           const [table, id] = keys[offset % keys.length].split(' ')

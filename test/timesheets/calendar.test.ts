@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict'
-import { calendarDay, dayBounds, dayLengthMinutes, daysCovered, isoWeekday, nextDay, uniqueDays } from '../../src/timesheets/calendar'
+import {
+  calendarDay,
+  dayBounds,
+  dayLengthMinutes,
+  daysCovered,
+  isoWeekday,
+  nextDay,
+  uniqueDays
+} from '../../src/timesheets/calendar'
 
 describe('timesheets/calendar', () => {
   it('puts an instant on the calendar day of the company timezone, not of UTC', () => {
@@ -37,7 +45,12 @@ describe('timesheets/calendar', () => {
 
   it('lists the days a half-open interval intersects, the end being exclusive', () => {
     // Friday 22:00 to Monday 06:00 Berlin time.
-    assert.deepEqual(daysCovered('2026-11-20T21:00:00Z', '2026-11-23T05:00:00Z', 'Europe/Berlin'), ['2026-11-20', '2026-11-21', '2026-11-22', '2026-11-23'])
+    assert.deepEqual(daysCovered('2026-11-20T21:00:00Z', '2026-11-23T05:00:00Z', 'Europe/Berlin'), [
+      '2026-11-20',
+      '2026-11-21',
+      '2026-11-22',
+      '2026-11-23'
+    ])
     // Exactly one local day, 23 hours long: a UTC-based split would give two days.
     assert.deepEqual(daysCovered('2026-03-28T23:00:00Z', '2026-03-29T22:00:00Z', 'Europe/Berlin'), ['2026-03-29'])
     // Exactly one local day, 25 hours long: 24-hour steps would spill into the next day.

@@ -34,7 +34,8 @@ forEachDatabase('time-sheet carry chain', (suite) => {
       if (page + 1 >= res.body.pages) return items
     }
   }
-  const without = (row: any, fields: string[]) => Object.fromEntries(Object.entries(row).filter(([key]) => !fields.includes(key)))
+  const without = (row: any, fields: string[]) =>
+    Object.fromEntries(Object.entries(row).filter(([key]) => !fields.includes(key)))
 
   it('carries a change of the first month through 25 months; months after an unchanged carry-out stay untouched', async () => {
     const userId = await f.newUser(c, { employedFrom: '2024-06-01' })
@@ -52,13 +53,23 @@ forEachDatabase('time-sheet carry chain', (suite) => {
     assert.equal(res.status, 200, res.text)
     const after = await all(c, '/v1/time-sheet-months', { userId }, 'month')
 
-    const shifted = (row: any, fields: string[]) => ({ ...row, ...Object.fromEntries(fields.map((field) => [field, row[field] + 90])) })
+    const shifted = (row: any, fields: string[]) => ({
+      ...row,
+      ...Object.fromEntries(fields.map((field) => [field, row[field] + 90]))
+    })
     const moving = ['updatedAt', 'computedAt']
     after.forEach((month, i) => {
       const was = before[i]
       const label = month.month
       if (i === 0) {
-        assert.deepEqual(without(month, moving), without({ ...shifted(was, ['carryIn', 'carryOutComputed', 'carryOut']), carryInCorrectionType: 'manual' }, moving), label)
+        assert.deepEqual(
+          without(month, moving),
+          without(
+            { ...shifted(was, ['carryIn', 'carryOutComputed', 'carryOut']), carryInCorrectionType: 'manual' },
+            moving
+          ),
+          label
+        )
       } else if (i < manualAt) {
         assert.deepEqual(without(month, moving), without(shifted(was, CARRY_FIELDS), moving), label)
       } else if (i === manualAt) {

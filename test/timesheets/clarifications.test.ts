@@ -15,19 +15,30 @@ forEachDatabase('time-sheet clarifications (§11.5)', (suite) => {
   })
 
   const status = (id: number, to: string) => a.api.patch(`/v1/time-sheet-days/${id}`, { status: to })
-  const consistent = async (userId: number) => assertConsistent(await assertMatchesRecomputation(suite.server().knex, a.id, userId))
+  const consistent = async (userId: number) =>
+    assertConsistent(await assertMatchesRecomputation(suite.server().knex, a.id, userId))
 
   it('refuses creating, moving onto and deleting an absence on an approved day (409 with data.days); touching it at midnight is allowed', async () => {
     const userId = await f.newUser(a, { employedFrom: '2026-09-01' })
     await f.entry(a, types, userId, '2026-09-14T08:00:00+02:00', '2026-09-14T12:00:00+02:00')
-    const later = await a.api.post('/v1/user-absences', { typeId: types.vacation, userId, startsAt: '2026-09-15T00:00:00+02:00', endsAt: '2026-09-16T00:00:00+02:00' })
+    const later = await a.api.post('/v1/user-absences', {
+      typeId: types.vacation,
+      userId,
+      startsAt: '2026-09-15T00:00:00+02:00',
+      endsAt: '2026-09-16T00:00:00+02:00'
+    })
     assert.equal(later.status, 201, later.text)
     const onDay = await f.absence(a, types.hourly, userId, '2026-09-14T13:00:00+02:00', '2026-09-14T15:00:00+02:00')
     const day = await f.day(a, userId, '2026-09-14')
     assert.equal((await status(day.id, 'submitted')).status, 200)
     assert.equal((await status(day.id, 'approved')).status, 200)
 
-    const created = await a.api.post('/v1/user-absences', { typeId: types.sick, userId, startsAt: '2026-09-13T00:00:00+02:00', endsAt: '2026-09-14T00:00:01+02:00' })
+    const created = await a.api.post('/v1/user-absences', {
+      typeId: types.sick,
+      userId,
+      startsAt: '2026-09-13T00:00:00+02:00',
+      endsAt: '2026-09-14T00:00:01+02:00'
+    })
     assert.equal(created.status, 409, created.text)
     assert.deepEqual(created.body.data.days, ['2026-09-14'])
     const moved = await a.api.patch(`/v1/user-absences/${later.body.id}`, { startsAt: '2026-09-14T23:00:00+02:00' })
@@ -37,7 +48,12 @@ forEachDatabase('time-sheet clarifications (§11.5)', (suite) => {
     assert.equal(removed.status, 409, removed.text)
     assert.deepEqual(removed.body.data.days, ['2026-09-14'])
     // Half-open: ending at 00:00 of the approved day, or starting at 00:00 of the next, does not touch it.
-    const before = await a.api.post('/v1/user-absences', { typeId: types.sick, userId, startsAt: '2026-09-13T00:00:00+02:00', endsAt: '2026-09-14T00:00:00+02:00' })
+    const before = await a.api.post('/v1/user-absences', {
+      typeId: types.sick,
+      userId,
+      startsAt: '2026-09-13T00:00:00+02:00',
+      endsAt: '2026-09-14T00:00:00+02:00'
+    })
     assert.equal(before.status, 201, before.text)
     assert.equal((await a.api.get(`/v1/time-sheet-days/${day.id}`)).body.expectedDuration, 480 - 120)
 
@@ -60,7 +76,10 @@ forEachDatabase('time-sheet clarifications (§11.5)', (suite) => {
     const stopped = await a.api.patch(`/v1/time-entries/${running.id}`, { endsAt: '2026-09-21T15:00:00+02:00' })
     assert.equal(stopped.status, 200, stopped.text)
     day = (await a.api.get(`/v1/time-sheet-days/${day.id}`)).body
-    assert.deepEqual([day.endsAt, day.duration, day.breakTime, day.breakTimeErrorType], ['2026-09-21T13:00:00.000Z', 510, 30, null])
+    assert.deepEqual(
+      [day.endsAt, day.duration, day.breakTime, day.breakTimeErrorType],
+      ['2026-09-21T13:00:00.000Z', 510, 30, null]
+    )
     await consistent(userId)
   })
 
@@ -87,7 +106,8 @@ forEachDatabase('time-sheet clarifications (§11.5)', (suite) => {
   async function snapshot(userId: number) {
     const rows = new Map<string, unknown>()
     for (const table of ['time_sheet_days', 'time_sheet_weeks', 'time_sheet_months']) {
-      for (const row of await suite.server().knex(table).where({ companyId: a.id, userId })) rows.set(`${table} ${row.id}`, JSON.parse(JSON.stringify(row)))
+      for (const row of await suite.server().knex(table).where({ companyId: a.id, userId }))
+        rows.set(`${table} ${row.id}`, JSON.parse(JSON.stringify(row)))
     }
     return rows
   }
@@ -96,7 +116,12 @@ forEachDatabase('time-sheet clarifications (§11.5)', (suite) => {
   const figures = async (userId: number, day: string) => {
     const sheet = await f.day(a, userId, day)
     const month = await f.month(a, userId, '2026-09-01')
-    return { expectedDuration: sheet.expectedDuration, sumTarget: month.sumTarget, carryOut: month.carryOut, octoberCarryIn: (await f.month(a, userId, '2026-10-01')).carryIn }
+    return {
+      expectedDuration: sheet.expectedDuration,
+      sumTarget: month.sumTarget,
+      carryOut: month.carryOut,
+      octoberCarryIn: (await f.month(a, userId, '2026-10-01')).carryIn
+    }
   }
 
   it('keeps the target of an approved overtime compensation (taken from the balance) until the compensation is declined', async () => {
@@ -112,7 +137,12 @@ forEachDatabase('time-sheet clarifications (§11.5)', (suite) => {
     // Declined: time off like vacation, the balance keeps its 600.
     let res = await decide(absence.id, { compensationDeclinedAt: '2026-10-02T09:00:00Z' })
     assert.equal(res.status, 200, res.text)
-    assert.deepEqual(await figures(userId, '2026-09-30'), { expectedDuration: 0, sumTarget: 0, carryOut: 600, octoberCarryIn: 600 })
+    assert.deepEqual(await figures(userId, '2026-09-30'), {
+      expectedDuration: 0,
+      sumTarget: 0,
+      carryOut: 600,
+      octoberCarryIn: 600
+    })
     await consistent(userId)
 
     // Cleared again: taken from the balance as before.
@@ -138,7 +168,10 @@ forEachDatabase('time-sheet clarifications (§11.5)', (suite) => {
     assert.equal((await status(day.id, 'submitted')).status, 200)
     assert.equal((await status(day.id, 'approved')).status, 200)
     const before = await snapshot(userId)
-    for (const body of [{ compensationApprovedAt: '2026-10-02T09:00:00Z' }, { compensationDeclinedAt: '2026-10-02T09:00:00Z' }]) {
+    for (const body of [
+      { compensationApprovedAt: '2026-10-02T09:00:00Z' },
+      { compensationDeclinedAt: '2026-10-02T09:00:00Z' }
+    ]) {
       const res = await decide(absence.id, body)
       assert.equal(res.status, 409, `${JSON.stringify(body)}: ${res.text}`)
       assert.deepEqual(res.body.data.days, ['2026-09-29'])

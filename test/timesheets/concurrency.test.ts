@@ -29,7 +29,12 @@ forEachDatabase('time-sheet concurrency', (suite) => {
     const days = daysFrom('2026-06-01', '2026-06-19')
     const writes = [
       ...days.map((day, i) =>
-        a.api.post('/v1/time-entries', { typeId: types.work, userId, startsAt: `${day}T07:00:00Z`, endsAt: `${day}T${String(8 + (i % 6)).padStart(2, '0')}:15:00Z` })
+        a.api.post('/v1/time-entries', {
+          typeId: types.work,
+          userId,
+          startsAt: `${day}T07:00:00Z`,
+          endsAt: `${day}T${String(8 + (i % 6)).padStart(2, '0')}:15:00Z`
+        })
       ),
       a.api.patch(`/v1/time-sheet-weeks/${week.id}`, { status: 'approved' })
     ]
@@ -42,20 +47,33 @@ forEachDatabase('time-sheet concurrency', (suite) => {
       assert.ok(allowed.includes(res.status), `${days[i]}: ${res.status} ${res.text.slice(0, 200)}`)
     })
 
-    const weekDaysRows = (await a.api.get('/v1/time-sheet-days', { userId, 'day[$gte]': '2026-06-08', 'day[$lte]': '2026-06-14' })).body.items
+    const weekDaysRows = (
+      await a.api.get('/v1/time-sheet-days', { userId, 'day[$gte]': '2026-06-08', 'day[$lte]': '2026-06-14' })
+    ).body.items
     assert.equal(weekDaysRows.length, 7)
-    assert.ok(weekDaysRows.every((d: any) => d.status === 'approved'), 'the fan-out approved every day of the week')
+    assert.ok(
+      weekDaysRows.every((d: any) => d.status === 'approved'),
+      'the fan-out approved every day of the week'
+    )
     const stored = await assertMatchesRecomputation(suite.server().knex, a.id, userId)
     assertConsistent(stored)
 
     const entries = await suite.server().knex('timeEntries').where({ companyId: a.id, userId })
     const workedMinutes = (filter: (startsAt: string) => boolean) =>
-      entries.filter((e: any) => filter(new Date(e.startsAt).toISOString())).reduce((sum: number, e: any) => sum + Number(e.workedMs), 0) / 60000
+      entries
+        .filter((e: any) => filter(new Date(e.startsAt).toISOString()))
+        .reduce((sum: number, e: any) => sum + Number(e.workedMs), 0) / 60000
     const monthAfter = (await a.api.get(`/v1/time-sheet-months/${month.id}`)).body
     const weekAfter = (await a.api.get(`/v1/time-sheet-weeks/${week.id}`)).body
     assert.equal(entries.length, results.filter((r) => r.status === 201).length)
-    assert.equal(monthAfter.sumActual, workedMinutes(() => true))
-    assert.equal(weekAfter.sumActual, workedMinutes((startsAt) => startsAt >= '2026-06-08' && startsAt < '2026-06-15'))
+    assert.equal(
+      monthAfter.sumActual,
+      workedMinutes(() => true)
+    )
+    assert.equal(
+      weekAfter.sumActual,
+      workedMinutes((startsAt) => startsAt >= '2026-06-08' && startsAt < '2026-06-15')
+    )
     assert.deepEqual([weekAfter.status, weekAfter.approvedCount, weekAfter.recomputableCount], ['approved', 7, 0])
   })
 })

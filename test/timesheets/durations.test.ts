@@ -3,7 +3,12 @@ import { coveredMs, roundMinutes, span, spansOverlap } from '../../src/timesheet
 import { changeClock, EntryClock, pauseErrors, workedMinutes } from '../../src/timesheets/entry-clock'
 
 const t = (iso: string) => Date.parse(iso)
-const clock = (start: string, end: string | null, pauses: [string, string][] = [], pausedAt: string | null = null): EntryClock => ({
+const clock = (
+  start: string,
+  end: string | null,
+  pauses: [string, string][] = [],
+  pausedAt: string | null = null
+): EntryClock => ({
   start: t(start),
   end: end === null ? null : t(end),
   pausedAt: pausedAt === null ? null : t(pausedAt),
@@ -21,8 +26,14 @@ describe('timesheets/durations', () => {
     const a = span('2026-11-23T08:00:00Z', '2026-11-23T12:00:00Z')
     assert.equal(spansOverlap(a, span('2026-11-23T12:00:00Z', '2026-11-23T13:00:00Z')), false)
     assert.equal(spansOverlap(a, span('2026-11-23T11:59:00Z', '2026-11-23T13:00:00Z')), true)
-    assert.equal(spansOverlap(span('2026-11-20T08:00:00Z', null), span('2026-11-30T08:00:00Z', '2026-11-30T09:00:00Z')), true)
-    assert.equal(spansOverlap(span('2026-11-20T08:00:00Z', null), span('2026-11-19T08:00:00Z', '2026-11-19T09:00:00Z')), false)
+    assert.equal(
+      spansOverlap(span('2026-11-20T08:00:00Z', null), span('2026-11-30T08:00:00Z', '2026-11-30T09:00:00Z')),
+      true
+    )
+    assert.equal(
+      spansOverlap(span('2026-11-20T08:00:00Z', null), span('2026-11-19T08:00:00Z', '2026-11-19T09:00:00Z')),
+      false
+    )
     // A zero-length entry inside another one collides with it.
     assert.equal(spansOverlap(a, span('2026-11-23T09:00:00Z', '2026-11-23T09:00:00Z')), true)
     assert.equal(spansOverlap(a, span('2026-11-23T12:00:00Z', '2026-11-23T12:00:00Z')), false)
@@ -92,14 +103,52 @@ describe('timesheets/entry-clock', () => {
 
   it('refuses pausing a finished or already paused entry (409) and bad instants (400)', () => {
     const refused = (outcome: ReturnType<typeof changeClock>) => (outcome.ok ? null : [outcome.status, outcome.field])
-    assert.deepEqual(refused(changeClock(clock('2026-11-23T08:00:00Z', '2026-11-23T09:00:00Z'), { pausedAt: t('2026-11-23T08:30:00Z') }, 0)), [409, 'pausedAt'])
-    assert.deepEqual(refused(changeClock(clock('2026-11-23T08:00:00Z', null, [], '2026-11-23T08:10:00Z'), { pausedAt: t('2026-11-23T08:30:00Z') }, 0)), [409, 'pausedAt'])
-    assert.deepEqual(refused(changeClock(clock('2026-11-23T08:00:00Z', null), { pausedAt: t('2026-11-23T07:00:00Z') }, 0)), [400, 'pausedAt'])
+    assert.deepEqual(
+      refused(
+        changeClock(clock('2026-11-23T08:00:00Z', '2026-11-23T09:00:00Z'), { pausedAt: t('2026-11-23T08:30:00Z') }, 0)
+      ),
+      [409, 'pausedAt']
+    )
+    assert.deepEqual(
+      refused(
+        changeClock(
+          clock('2026-11-23T08:00:00Z', null, [], '2026-11-23T08:10:00Z'),
+          { pausedAt: t('2026-11-23T08:30:00Z') },
+          0
+        )
+      ),
+      [409, 'pausedAt']
+    )
+    assert.deepEqual(
+      refused(changeClock(clock('2026-11-23T08:00:00Z', null), { pausedAt: t('2026-11-23T07:00:00Z') }, 0)),
+      [400, 'pausedAt']
+    )
     const afterPause = clock('2026-11-23T08:00:00Z', null, [['2026-11-23T09:00:00Z', '2026-11-23T09:30:00Z']])
     assert.deepEqual(refused(changeClock(afterPause, { pausedAt: t('2026-11-23T09:15:00Z') }, 0)), [400, 'pausedAt'])
-    assert.deepEqual(refused(changeClock(clock('2026-11-23T08:00:00Z', null), { end: t('2026-11-23T07:00:00Z') }, 0)), [400, 'endsAt'])
-    assert.deepEqual(refused(changeClock(clock('2026-11-23T08:00:00Z', null, [], '2026-11-23T10:00:00Z'), { end: t('2026-11-23T09:00:00Z') }, 0)), [400, 'endsAt'])
-    assert.deepEqual(refused(changeClock(clock('2026-11-23T08:00:00Z', null, [], '2026-11-23T10:00:00Z'), { start: t('2026-11-23T10:30:00Z') }, 0)), [400, 'startsAt'])
+    assert.deepEqual(refused(changeClock(clock('2026-11-23T08:00:00Z', null), { end: t('2026-11-23T07:00:00Z') }, 0)), [
+      400,
+      'endsAt'
+    ])
+    assert.deepEqual(
+      refused(
+        changeClock(
+          clock('2026-11-23T08:00:00Z', null, [], '2026-11-23T10:00:00Z'),
+          { end: t('2026-11-23T09:00:00Z') },
+          0
+        )
+      ),
+      [400, 'endsAt']
+    )
+    assert.deepEqual(
+      refused(
+        changeClock(
+          clock('2026-11-23T08:00:00Z', null, [], '2026-11-23T10:00:00Z'),
+          { start: t('2026-11-23T10:30:00Z') },
+          0
+        )
+      ),
+      [400, 'startsAt']
+    )
   })
 
   it('treats resuming an entry that is not paused as a no-op', () => {
@@ -116,31 +165,71 @@ describe('timesheets/entry-clock', () => {
   })
   it('replaces the pause list, sorted, the open pause as pausedAt; resumedAt back-fills a close', () => {
     const running = clock('2026-11-23T08:00:00Z', null)
-    const listed = changeClock(running, { pauses: [{ start: t('2026-11-23T11:00:00Z'), end: null }, { start: t('2026-11-23T09:00:00Z'), end: t('2026-11-23T09:30:00Z') }] }, 0)
+    const listed = changeClock(
+      running,
+      {
+        pauses: [
+          { start: t('2026-11-23T11:00:00Z'), end: null },
+          { start: t('2026-11-23T09:00:00Z'), end: t('2026-11-23T09:30:00Z') }
+        ]
+      },
+      0
+    )
     assert.ok(listed.ok)
     assert.equal(listed.clock.pausedAt, t('2026-11-23T11:00:00Z'))
     assert.deepEqual(listed.clock.pauses, [{ start: t('2026-11-23T09:00:00Z'), end: t('2026-11-23T09:30:00Z') }])
-    const resumed = changeClock(listed.clock, { pausedAt: null, resumedAt: t('2026-11-23T11:10:00Z') }, t('2026-11-23T15:00:00Z'))
+    const resumed = changeClock(
+      listed.clock,
+      { pausedAt: null, resumedAt: t('2026-11-23T11:10:00Z') },
+      t('2026-11-23T15:00:00Z')
+    )
     assert.ok(resumed.ok)
     assert.deepEqual(resumed.closedPause, { start: t('2026-11-23T11:00:00Z'), end: t('2026-11-23T11:10:00Z') })
     const early = changeClock(listed.clock, { pausedAt: null, resumedAt: t('2026-11-23T10:00:00Z') }, 0)
     assert.deepEqual(early.ok ? null : [early.status, early.field], [400, 'resumedAt'])
     // A shorter span must still hold the stored pauses.
-    const cut = changeClock(clock('2026-11-23T08:00:00Z', '2026-11-23T12:00:00Z', [['2026-11-23T11:00:00Z', '2026-11-23T11:30:00Z']]), { end: t('2026-11-23T11:15:00Z') }, 0)
+    const cut = changeClock(
+      clock('2026-11-23T08:00:00Z', '2026-11-23T12:00:00Z', [['2026-11-23T11:00:00Z', '2026-11-23T11:30:00Z']]),
+      { end: t('2026-11-23T11:15:00Z') },
+      0
+    )
     assert.deepEqual(cut.ok ? null : [cut.status, cut.field], [400, 'endsAt'])
   })
 
   it('names the offending pause of a list by its index as sent', () => {
     const entry = { start: t('2026-11-23T08:00:00Z'), end: t('2026-11-23T12:00:00Z') }
     const p = (start: string, end: string | null) => ({ start: t(start), end: end === null ? null : t(end) })
-    assert.deepEqual(pauseErrors([p('2026-11-23T11:00:00Z', '2026-11-23T12:00:00Z'), p('2026-11-23T08:00:00Z', '2026-11-23T11:00:00Z')], entry), {})
-    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T10:00:00Z', '2026-11-23T11:00:00Z'), p('2026-11-23T09:00:00Z', '2026-11-23T10:30:00Z')], entry)), ['pauses.0.startsAt'])
-    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T07:00:00Z', '2026-11-23T08:30:00Z')], entry)), ['pauses.0.startsAt'])
-    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T11:00:00Z', '2026-11-23T12:01:00Z')], entry)), ['pauses.0.endsAt'])
-    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T10:00:00Z', '2026-11-23T09:00:00Z')], entry)), ['pauses.0.endsAt'])
+    assert.deepEqual(
+      pauseErrors(
+        [p('2026-11-23T11:00:00Z', '2026-11-23T12:00:00Z'), p('2026-11-23T08:00:00Z', '2026-11-23T11:00:00Z')],
+        entry
+      ),
+      {}
+    )
+    assert.deepEqual(
+      Object.keys(
+        pauseErrors(
+          [p('2026-11-23T10:00:00Z', '2026-11-23T11:00:00Z'), p('2026-11-23T09:00:00Z', '2026-11-23T10:30:00Z')],
+          entry
+        )
+      ),
+      ['pauses.0.startsAt']
+    )
+    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T07:00:00Z', '2026-11-23T08:30:00Z')], entry)), [
+      'pauses.0.startsAt'
+    ])
+    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T11:00:00Z', '2026-11-23T12:01:00Z')], entry)), [
+      'pauses.0.endsAt'
+    ])
+    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T10:00:00Z', '2026-11-23T09:00:00Z')], entry)), [
+      'pauses.0.endsAt'
+    ])
     assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T10:00:00Z', null)], entry)), ['pauses.0.endsAt'])
     const running = { start: entry.start, end: null }
     assert.deepEqual(pauseErrors([p('2026-11-23T10:00:00Z', null)], running), {})
-    assert.deepEqual(Object.keys(pauseErrors([p('2026-11-23T10:00:00Z', null), p('2026-11-23T11:00:00Z', null)], running)).sort(), ['pauses.1.endsAt', 'pauses.1.startsAt'])
+    assert.deepEqual(
+      Object.keys(pauseErrors([p('2026-11-23T10:00:00Z', null), p('2026-11-23T11:00:00Z', null)], running)).sort(),
+      ['pauses.1.endsAt', 'pauses.1.startsAt']
+    )
   })
 })

@@ -23,33 +23,73 @@ export function sheetFixtures(suite: DatabaseSuite) {
 
   /** A worker; `account` sets where its time account starts (default: today, CONTRACT §11.1). */
   const newUser = async (company: TestCompany, account: { employedFrom?: string; openingBalance?: number } = {}) => {
-    const res = await company.api.post('/v1/users', { fullName: `Sheet ${++n}`, email: `ts-${process.pid}-${Date.now()}-${n}@crew.test`, ...account })
+    const res = await company.api.post('/v1/users', {
+      fullName: `Sheet ${++n}`,
+      email: `ts-${process.pid}-${Date.now()}-${n}@crew.test`,
+      ...account
+    })
     assert.equal(res.status, 201, res.text)
     return res.body.id as number
   }
 
   /** The seeded time entry and absence types, plus an hourly absence type (no seeded type is hourly). */
   const typesOf = async (company: TestCompany): Promise<SheetTypes> => {
-    const [work] = (await knex()('timeEntryTypes').where({ companyId: company.id }).orderBy('order')).map((t: any) => t.id)
-    const [vacation, sick, training, overtime] = (await knex()('userAbsenceTypes').where({ companyId: company.id }).orderBy('order')).map((t: any) => t.id)
+    const [work] = (await knex()('timeEntryTypes').where({ companyId: company.id }).orderBy('order')).map(
+      (t: any) => t.id
+    )
+    const [vacation, sick, training, overtime] = (
+      await knex()('userAbsenceTypes').where({ companyId: company.id }).orderBy('order')
+    ).map((t: any) => t.id)
     const now = new Date().toISOString()
     const [hourly] = await knex()('userAbsenceTypes').insert(
-      { companyId: company.id, name: 'Arzttermin', order: 10, needApproval: false, needCompensation: false, countAsWorkingTime: false, isAbsenceHourly: true, createdAt: now, updatedAt: now },
+      {
+        companyId: company.id,
+        name: 'Arzttermin',
+        order: 10,
+        needApproval: false,
+        needCompensation: false,
+        countAsWorkingTime: false,
+        isAbsenceHourly: true,
+        createdAt: now,
+        updatedAt: now
+      },
       ['id']
     )
     return { work, vacation, sick, training, overtime, hourly: hourly.id }
   }
 
-  const entry = async (company: TestCompany, types: SheetTypes, userId: number, startsAt: string, endsAt: string | null, expected = 201) => {
+  const entry = async (
+    company: TestCompany,
+    types: SheetTypes,
+    userId: number,
+    startsAt: string,
+    endsAt: string | null,
+    expected = 201
+  ) => {
     const res = await company.api.post('/v1/time-entries', { typeId: types.work, userId, startsAt, endsAt })
     assert.equal(res.status, expected, res.text)
     return res.body
   }
 
   /** An approved absence (requested and approved at once). */
-  const absence = async (company: TestCompany, typeId: number, userId: number, startsAt: string, endsAt: string, extra: Record<string, unknown> = {}) => {
+  const absence = async (
+    company: TestCompany,
+    typeId: number,
+    userId: number,
+    startsAt: string,
+    endsAt: string,
+    extra: Record<string, unknown> = {}
+  ) => {
     const at = new Date().toISOString()
-    const res = await company.api.post('/v1/user-absences', { typeId, userId, startsAt, endsAt, requestedAt: at, approvedAt: at, ...extra })
+    const res = await company.api.post('/v1/user-absences', {
+      typeId,
+      userId,
+      startsAt,
+      endsAt,
+      requestedAt: at,
+      approvedAt: at,
+      ...extra
+    })
     assert.equal(res.status, 201, res.text)
     return res.body
   }
@@ -67,8 +107,10 @@ export function sheetFixtures(suite: DatabaseSuite) {
     entry,
     absence,
     day: (company: TestCompany, userId: number, day: string) => lookUp(company, 'time-sheet-days', { userId, day }),
-    week: (company: TestCompany, userId: number, weekStart: string) => lookUp(company, 'time-sheet-weeks', { userId, weekStart }),
-    month: (company: TestCompany, userId: number, month: string) => lookUp(company, 'time-sheet-months', { userId, month })
+    week: (company: TestCompany, userId: number, weekStart: string) =>
+      lookUp(company, 'time-sheet-weeks', { userId, weekStart }),
+    month: (company: TestCompany, userId: number, month: string) =>
+      lookUp(company, 'time-sheet-months', { userId, month })
   }
 }
 
@@ -84,7 +126,12 @@ export async function changeWorkingTime(suite: DatabaseSuite, company: TestCompa
   await knex.transaction(async (trx) => {
     await trx('company_working_times')
       .where({ id: version.id })
-      .update({ targetMinutes: JSON.stringify(model.targetMinutes), breakRules: JSON.stringify(model.breakRules), maxDailyMinutes: model.maxDailyMinutes, carryOverCapMinutes: model.carryOverCapMinutes })
+      .update({
+        targetMinutes: JSON.stringify(model.targetMinutes),
+        breakRules: JSON.stringify(model.breakRules),
+        maxDailyMinutes: model.maxDailyMinutes,
+        carryOverCapMinutes: model.carryOverCapMinutes
+      })
     await recomputeCompany(trx, company.id, null)
   })
 }

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
 import { SheetTypes, sheetFixtures } from './fixtures'
-import { addDays, addMonths, lastDayOfMonth, monthDays, monthOf, today, weekDays, weekStartOf } from '../../src/timesheets/periods'
+import {
+  addDays,
+  addMonths,
+  lastDayOfMonth,
+  monthDays,
+  monthOf,
+  today,
+  weekDays,
+  weekStartOf
+} from '../../src/timesheets/periods'
 
 /**
  * Workflow moves only for days that have happened (CONTRACT §11.3, §11.6): submitting or
@@ -30,7 +39,10 @@ forEachDatabase('future days', (suite) => {
   /** Puts a day in a status no request can reach for a future day (data from before §11.3). */
   const forceStatus = (id: number, status: string) => {
     const at = new Date().toISOString()
-    return f.knex()('time_sheet_days').where({ id }).update({ status, submittedAt: at, submittedFirstAt: at, ...(status === 'approved' ? { approvedAt: at } : {}) })
+    return f
+      .knex()('time_sheet_days')
+      .where({ id })
+      .update({ status, submittedAt: at, submittedFirstAt: at, ...(status === 'approved' ? { approvedAt: at } : {}) })
   }
   const submitted = async (userId: number, day: string) => {
     const row = await f.day(a, userId, day)
@@ -56,7 +68,9 @@ forEachDatabase('future days', (suite) => {
     const after = await a.api.get(`/v1/time-sheet-days/${tomorrow.id}`)
     assert.deepEqual([after.body.status, after.body.submittedAt, after.body.submittedFirstAt], ['draft', null, null])
     // Creating a future day already submitted is the same move.
-    assertFutureDays(await a.api.post('/v1/time-sheet-days', { userId, day: addDays(now, 2), status: 'submitted' }), [addDays(now, 2)])
+    assertFutureDays(await a.api.post('/v1/time-sheet-days', { userId, day: addDays(now, 2), status: 'submitted' }), [
+      addDays(now, 2)
+    ])
     assert.equal((await a.api.get('/v1/time-sheet-days', { userId, day: addDays(now, 2) })).body.total, 0)
 
     for (const day of [addDays(now, -1), now]) {
@@ -193,7 +207,10 @@ forEachDatabase('future days', (suite) => {
       assert.deepEqual([res.body.status, res.body.submittedCount, res.body.approvedCount], ['draft', 0, 0])
     }
     const rows = await dayRows(userId)
-    assert.deepEqual(rows.map((day: any) => [day.status, day.approvedAt]), rows.map(() => ['draft', null]))
+    assert.deepEqual(
+      rows.map((day: any) => [day.status, day.approvedAt]),
+      rows.map(() => ['draft', null])
+    )
   })
 
   it('reopens every day of a month that is not draft, even when the month is already draft', async () => {
@@ -210,8 +227,14 @@ forEachDatabase('future days', (suite) => {
 
     const res = await patchMonth(row.id, 'draft')
     assert.equal(res.status, 200, res.text)
-    assert.deepEqual([res.body.status, res.body.submittedCount, res.body.approvedCount, res.body.declinedCount], ['draft', 0, 0, 0])
+    assert.deepEqual(
+      [res.body.status, res.body.submittedCount, res.body.approvedCount, res.body.declinedCount],
+      ['draft', 0, 0, 0]
+    )
     const rows = await dayRows(userId)
-    assert.deepEqual(rows.map((day: any) => [day.status, day.approvedAt, day.declinedAt]), rows.map(() => ['draft', null, null]))
+    assert.deepEqual(
+      rows.map((day: any) => [day.status, day.approvedAt, day.declinedAt]),
+      rows.map(() => ['draft', null, null])
+    )
   })
 })

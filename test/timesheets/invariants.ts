@@ -44,7 +44,8 @@ export async function assertMatchesRecomputation(knex: Knex, companyId: number, 
   return stored
 }
 
-const daily = (row: Row): [number, number][] => (typeof row.dailyFigures === 'string' ? JSON.parse(row.dailyFigures) : row.dailyFigures)
+const daily = (row: Row): [number, number][] =>
+  typeof row.dailyFigures === 'string' ? JSON.parse(row.dailyFigures) : row.dailyFigures
 
 export interface Account {
   employedFrom: string
@@ -56,29 +57,53 @@ export interface Account {
  * it moved); months from the month of `employedFrom` on are gap-free and chain their carries from
  * the opening balance; months before it start from 0 and pass nothing on.
  */
-export function assertConsistent({ days, weeks, months, account }: { days: Row[]; weeks: Row[]; months: Row[]; account: Account }) {
+export function assertConsistent({
+  days,
+  weeks,
+  months,
+  account
+}: {
+  days: Row[]
+  weeks: Row[]
+  months: Row[]
+  account: Account
+}) {
   const chainStart = monthOf(account.employedFrom)
   const figures = new Map<string, [number, number]>()
   for (const month of months) monthDays(dayOf(month.month)).forEach((day, i) => figures.set(day, daily(month)[i]))
   for (const month of months) {
     const [actual, target] = daily(month).reduce(([a, t], [da, dt]) => [a + da, t + dt], [0, 0])
-    assert.deepEqual([Number(month.sumActualComputedMs), Number(month.sumTargetComputedMs)], [actual, target], `sums of ${dayOf(month.month)}`)
+    assert.deepEqual(
+      [Number(month.sumActualComputedMs), Number(month.sumTargetComputedMs)],
+      [actual, target],
+      `sums of ${dayOf(month.month)}`
+    )
   }
   // An approved day keeps the figures it was approved with (CONTRACT §11.6), also when employedFrom
   // later moves past it; every other day before employedFrom has no target, whatever the versions say.
   const approved = new Set(days.filter((row) => row.status === 'approved').map((row) => dayOf(row.day)))
   for (const [day, [, target]] of figures) {
-    if (day < account.employedFrom && !approved.has(day)) assert.equal(target, 0, `${day} is before employedFrom: no target`)
+    if (day < account.employedFrom && !approved.has(day))
+      assert.equal(target, 0, `${day} is before employedFrom: no target`)
   }
   for (const day of days) {
     const known = figures.get(dayOf(day.day))
-    if (known) assert.deepEqual([Number(day.durationMs), Number(day.expectedDurationMs)], known, `day ${dayOf(day.day)} against its month`)
+    if (known)
+      assert.deepEqual(
+        [Number(day.durationMs), Number(day.expectedDurationMs)],
+        known,
+        `day ${dayOf(day.day)} against its month`
+      )
   }
   for (const week of weeks) {
     const parts = weekDays(dayOf(week.weekStart)).map((day) => figures.get(day))
     if (parts.some((p) => p === undefined)) continue
     const [actual, target] = (parts as [number, number][]).reduce(([a, t], [da, dt]) => [a + da, t + dt], [0, 0])
-    assert.deepEqual([Number(week.sumActualMs), Number(week.sumTargetMs)], [actual, target], `week ${dayOf(week.weekStart)} against its months`)
+    assert.deepEqual(
+      [Number(week.sumActualMs), Number(week.sumTargetMs)],
+      [actual, target],
+      `week ${dayOf(week.weekStart)} against its months`
+    )
   }
   months.forEach((month, i) => {
     const label = dayOf(month.month)
@@ -87,15 +112,32 @@ export function assertConsistent({ days, weeks, months, account }: { days: Row[]
       return
     }
     if (label === chainStart) {
-      assert.equal(Number(month.carryInComputedMs), Math.round(account.openingBalance * MINUTE_MS), `${label} starts the chain with the opening balance`)
+      assert.equal(
+        Number(month.carryInComputedMs),
+        Math.round(account.openingBalance * MINUTE_MS),
+        `${label} starts the chain with the opening balance`
+      )
       return
     }
     const previous = months[i - 1]
-    assert.equal(previous && dayOf(previous.month), addMonths(label, -1), `month rows are gap-free from the chain start (${label})`)
-    assert.equal(Number(month.carryInComputedMs), Number(previous.carryOutMs), `${label} carryInComputed = carryOut of the month before`)
+    assert.equal(
+      previous && dayOf(previous.month),
+      addMonths(label, -1),
+      `month rows are gap-free from the chain start (${label})`
+    )
+    assert.equal(
+      Number(month.carryInComputedMs),
+      Number(previous.carryOutMs),
+      `${label} carryInComputed = carryOut of the month before`
+    )
     if (month.carryInManualMs === null && month.lockedAt === null) {
-      assert.equal(Number(month.carryInMs), Number(previous.carryOutMs), `${label} carryIn = carryOut of the month before`)
+      assert.equal(
+        Number(month.carryInMs),
+        Number(previous.carryOutMs),
+        `${label} carryIn = carryOut of the month before`
+      )
     }
-    if (month.lockedAt !== null) assert.equal(Number(month.carryInMs), Number(month.carryInLockedMs), `${label} keeps its locked carryIn`)
+    if (month.lockedAt !== null)
+      assert.equal(Number(month.carryInMs), Number(month.carryInLockedMs), `${label} keeps its locked carryIn`)
   })
 }

@@ -63,13 +63,19 @@ forEachDatabase('time-sheet properties', (suite) => {
 
   const at = <T>(list: T[], n: number) => (list.length ? list[n % list.length] : undefined)
   const iso = (ms: number) => new Date(ms).toISOString()
-  const entryOf = (body: any): Entry => ({ startsAt: Date.parse(body.startsAt), endsAt: body.endsAt === null ? null : Date.parse(body.endsAt) })
+  const entryOf = (body: any): Entry => ({
+    startsAt: Date.parse(body.startsAt),
+    endsAt: body.endsAt === null ? null : Date.parse(body.endsAt)
+  })
 
   /** The pause list of `shares` on an entry, to the minute. */
   function pauseList(entry: Entry, shares: Pauses) {
     const span = (entry.endsAt ?? entry.startsAt + 8 * 3600000) - entry.startsAt
     const point = (share: number) => entry.startsAt + Math.round((span * share) / 100 / 60000) * 60000
-    return shares.map(({ at: from, length, open }) => ({ startsAt: iso(point(from)), endsAt: open ? null : iso(point(from + length)) }))
+    return shares.map(({ at: from, length, open }) => ({
+      startsAt: iso(point(from)),
+      endsAt: open ? null : iso(point(from + length))
+    }))
   }
 
   /** What the oracle reads: the test's own record of the account, the versions and the absences. */
@@ -104,7 +110,13 @@ forEachDatabase('time-sheet properties', (suite) => {
         const startsAt = local(op.day, op.start * 15)
         const endsAt = op.running ? null : local(op.day, (op.start + op.quarters) * 15)
         const span = { startsAt: Date.parse(startsAt), endsAt: endsAt === null ? null : Date.parse(endsAt) }
-        const body = { typeId: run.types.work, userId: run.userId, startsAt, endsAt, ...(op.pauses ? { pauses: pauseList(span, op.pauses) } : {}) }
+        const body = {
+          typeId: run.types.work,
+          userId: run.userId,
+          startsAt,
+          endsAt,
+          ...(op.pauses ? { pauses: pauseList(span, op.pauses) } : {})
+        }
         const res = await api.post('/v1/time-entries', body)
         if (ok(res, [201, 400, 409], label)) run.entries.set(res.body.id, entryOf(res.body))
         return
@@ -112,18 +124,27 @@ forEachDatabase('time-sheet properties', (suite) => {
       case 'moveEntry': {
         const id = at([...run.entries.keys()], op.pick)
         if (id === undefined) return
-        const res = await api.patch(`/v1/time-entries/${id}`, { startsAt: local(op.day, op.start * 15), endsAt: local(op.day, (op.start + op.quarters) * 15) })
+        const res = await api.patch(`/v1/time-entries/${id}`, {
+          startsAt: local(op.day, op.start * 15),
+          endsAt: local(op.day, (op.start + op.quarters) * 15)
+        })
         if (ok(res, [200, 400, 409], label)) run.entries.set(id, entryOf(res.body))
         return
       }
       case 'pauses': {
         const id = at([...run.entries.keys()], op.pick)
-        if (id !== undefined) ok(await api.patch(`/v1/time-entries/${id}`, { pauses: pauseList(run.entries.get(id)!, op.pauses) }), [200, 400, 409], label)
+        if (id !== undefined)
+          ok(
+            await api.patch(`/v1/time-entries/${id}`, { pauses: pauseList(run.entries.get(id)!, op.pauses) }),
+            [200, 400, 409],
+            label
+          )
         return
       }
       case 'deleteEntry': {
         const id = at([...run.entries.keys()], op.pick)
-        if (id !== undefined && ok(await api.delete(`/v1/time-entries/${id}`), [204, 409], label)) run.entries.delete(id)
+        if (id !== undefined && ok(await api.delete(`/v1/time-entries/${id}`), [204, 409], label))
+          run.entries.delete(id)
         return
       }
       case 'absence': {
@@ -137,14 +158,18 @@ forEachDatabase('time-sheet properties', (suite) => {
           startsAt,
           endsAt,
           ...(op.approved ? { requestedAt: DECIDED, approvedAt: DECIDED } : {}),
-          ...(compensation ? { [op.compensation === 'approved' ? 'compensationApprovedAt' : 'compensationDeclinedAt']: DECIDED } : {})
+          ...(compensation
+            ? { [op.compensation === 'approved' ? 'compensationApprovedAt' : 'compensationDeclinedAt']: DECIDED }
+            : {})
         })
         if (ok(res, [201, 409], label)) run.absences.set(res.body.id, res.body)
         return
       }
       case 'decideAbsence': {
         const id = at([...run.absences.keys()], op.pick)
-        const body = op.approve ? { requestedAt: DECIDED, approvedAt: '2026-01-15T10:00:00Z', declinedAt: null } : { approvedAt: null }
+        const body = op.approve
+          ? { requestedAt: DECIDED, approvedAt: '2026-01-15T10:00:00Z', declinedAt: null }
+          : { approvedAt: null }
         if (id === undefined) return
         const res = await api.patch(`/v1/user-absences/${id}`, body)
         if (ok(res, [200, 409], label)) run.absences.set(id, res.body)
@@ -152,15 +177,28 @@ forEachDatabase('time-sheet properties', (suite) => {
       }
       case 'compensate': {
         // A decision on one of the user's overtime compensations; without one, an approved one on `day` first.
-        let id = at([...run.absences.values()].filter((a) => a.typeId === run.types.overtime).map((a) => a.id as number), op.pick)
+        let id = at(
+          [...run.absences.values()].filter((a) => a.typeId === run.types.overtime).map((a) => a.id as number),
+          op.pick
+        )
         if (id === undefined) {
-          const res = await api.post('/v1/user-absences', { typeId: run.types.overtime, userId: run.userId, startsAt: local(op.day, 0), endsAt: local(op.day, 1440), requestedAt: DECIDED, approvedAt: DECIDED })
+          const res = await api.post('/v1/user-absences', {
+            typeId: run.types.overtime,
+            userId: run.userId,
+            startsAt: local(op.day, 0),
+            endsAt: local(op.day, 1440),
+            requestedAt: DECIDED,
+            approvedAt: DECIDED
+          })
           if (!ok(res, [201, 409], label)) return
           run.absences.set(res.body.id, res.body)
           id = res.body.id as number
         }
         const decided = op.decision === 'clear' ? null : '2026-01-16T09:00:00Z'
-        const body = { compensationApprovedAt: op.decision === 'approve' ? decided : null, compensationDeclinedAt: op.decision === 'decline' ? decided : null }
+        const body = {
+          compensationApprovedAt: op.decision === 'approve' ? decided : null,
+          compensationDeclinedAt: op.decision === 'decline' ? decided : null
+        }
         // Without requestedAt a decision is 409 (CONTRACT §7.3), as is one on an approved day or in a locked month.
         const res = await api.patch(`/v1/user-absences/${id}`, body)
         if (ok(res, [200, 409], label)) run.absences.set(id, res.body)
@@ -168,7 +206,8 @@ forEachDatabase('time-sheet properties', (suite) => {
       }
       case 'deleteAbsence': {
         const id = at([...run.absences.keys()], op.pick)
-        if (id !== undefined && ok(await api.delete(`/v1/user-absences/${id}`), [204, 409], label)) run.absences.delete(id)
+        if (id !== undefined && ok(await api.delete(`/v1/user-absences/${id}`), [204, 409], label))
+          run.absences.delete(id)
         return
       }
       case 'lookUp':
@@ -176,7 +215,12 @@ forEachDatabase('time-sheet properties', (suite) => {
         return
       case 'override': {
         const sheet = await lookUp(run, 'day', op.day)
-        const value = op.value === null ? null : op.field === 'startsAt' || op.field === 'endsAt' ? local(op.day, Math.min(op.value, 1439)) : op.value
+        const value =
+          op.value === null
+            ? null
+            : op.field === 'startsAt' || op.field === 'endsAt'
+              ? local(op.day, Math.min(op.value, 1439))
+              : op.value
         ok(await api.patch(`/v1/time-sheet-days/${sheet.id}`, { [op.field]: value }), [200, 400, 409], label)
         return
       }
@@ -198,26 +242,42 @@ forEachDatabase('time-sheet properties', (suite) => {
         return
       }
       case 'account': {
-        const body = { ...(op.day === null ? {} : { employedFrom: DAYS[op.day] }), ...(op.openingBalance === null ? {} : { openingBalance: op.openingBalance }) }
+        const body = {
+          ...(op.day === null ? {} : { employedFrom: DAYS[op.day] }),
+          ...(op.openingBalance === null ? {} : { openingBalance: op.openingBalance })
+        }
         const res = await api.patch(`/v1/users/${run.userId}`, body)
         if (ok(res, [200, 409], label)) run.employedFrom = res.body.employedFrom
         return
       }
       case 'companyVersion': {
         // Versions from a day of the window; the first one (from 1970) can be changed but not moved or deleted.
-        const existing = op.action === 'delete' ? at(run.companyVersions.slice(1), op.pick) : at(run.companyVersions, op.pick)
+        const existing =
+          op.action === 'delete' ? at(run.companyVersions.slice(1), op.pick) : at(run.companyVersions, op.pick)
         const validFrom = DAYS[op.day]
         if (op.action === 'create') {
-          const res = await run.settings.post('/settings/working-times', { validFrom, targetMinutes: op.targets, carryOverCapMinutes: op.cap })
-          if (ok(res, [201, 409], label)) run.companyVersions = [...run.companyVersions, { id: res.body.id, validFrom, targetMinutes: op.targets }]
+          const res = await run.settings.post('/settings/working-times', {
+            validFrom,
+            targetMinutes: op.targets,
+            carryOverCapMinutes: op.cap
+          })
+          if (ok(res, [201, 409], label))
+            run.companyVersions = [...run.companyVersions, { id: res.body.id, validFrom, targetMinutes: op.targets }]
         } else if (op.action === 'patch' && existing) {
           const move = op.move && existing !== run.companyVersions[0]
-          const res = await run.settings.patch(`/settings/working-times/${existing.id}`, { targetMinutes: op.targets, carryOverCapMinutes: op.cap, ...(move ? { validFrom } : {}) })
+          const res = await run.settings.patch(`/settings/working-times/${existing.id}`, {
+            targetMinutes: op.targets,
+            carryOverCapMinutes: op.cap,
+            ...(move ? { validFrom } : {})
+          })
           if (ok(res, [200, 409], label)) {
-            run.companyVersions = run.companyVersions.map((v) => (v === existing ? { id: v.id, validFrom: move ? validFrom : v.validFrom, targetMinutes: op.targets } : v))
+            run.companyVersions = run.companyVersions.map((v) =>
+              v === existing ? { id: v.id, validFrom: move ? validFrom : v.validFrom, targetMinutes: op.targets } : v
+            )
           }
         } else if (op.action === 'delete' && existing) {
-          if (ok(await run.settings.delete(`/settings/working-times/${existing.id}`), [204, 409], label)) run.companyVersions = run.companyVersions.filter((v) => v !== existing)
+          if (ok(await run.settings.delete(`/settings/working-times/${existing.id}`), [204, 409], label))
+            run.companyVersions = run.companyVersions.filter((v) => v !== existing)
         }
         return
       }
@@ -226,14 +286,21 @@ forEachDatabase('time-sheet properties', (suite) => {
         const validFrom = DAYS[op.day]
         if (op.action === 'create') {
           const res = await versions.create(run.company, run.userId, { validFrom, targets: op.targets })
-          if (ok(res, [201, 409], label)) run.userVersions = [...run.userVersions, { id: res.body.id, validFrom, targets: op.targets }]
+          if (ok(res, [201, 409], label))
+            run.userVersions = [...run.userVersions, { id: res.body.id, validFrom, targets: op.targets }]
         } else if (op.action === 'patch' && existing) {
-          const res = await versions.patch(run.company, existing.id, { targets: op.targets, ...(op.move ? { validFrom } : {}) })
+          const res = await versions.patch(run.company, existing.id, {
+            targets: op.targets,
+            ...(op.move ? { validFrom } : {})
+          })
           if (ok(res, [200, 409], label)) {
-            run.userVersions = run.userVersions.map((v) => (v === existing ? { id: v.id, validFrom: op.move ? validFrom : v.validFrom, targets: op.targets } : v))
+            run.userVersions = run.userVersions.map((v) =>
+              v === existing ? { id: v.id, validFrom: op.move ? validFrom : v.validFrom, targets: op.targets } : v
+            )
           }
         } else if (op.action === 'delete' && existing) {
-          if (ok(await versions.remove(run.company, existing.id), [204, 409], label)) run.userVersions = run.userVersions.filter((v) => v !== existing)
+          if (ok(await versions.remove(run.company, existing.id), [204, 409], label))
+            run.userVersions = run.userVersions.filter((v) => v !== existing)
         }
       }
     }
@@ -242,30 +309,38 @@ forEachDatabase('time-sheet properties', (suite) => {
   it('keeps stored figures equal to a recomputation from scratch, the carry chain intact and the targets the oracle computes after every write', async function () {
     this.timeout(600000)
     const account = fc.record({ start: day, openingBalance: fc.integer({ min: -3000, max: 3000 }) })
-    const property = fc.asyncProperty(account, fc.array(operation, { minLength: 1, maxLength: 20 }), async ({ start, openingBalance }, ops) => {
-      const company = await suite.company({ country: 'DE' })
-      const settings = await settingsSession(suite.server(), company)
-      const userId = await f.newUser(company, { employedFrom: DAYS[start], openingBalance })
-      const seeded = await settings.get('/settings/working-times')
-      assert.equal(seeded.status, 200, seeded.text)
-      const run: Run = {
-        company,
-        settings,
-        types: await f.typesOf(company),
-        userId,
-        entries: new Map(),
-        absences: new Map(),
-        employedFrom: DAYS[start],
-        companyVersions: seeded.body.map((v: any) => ({ id: v.id, validFrom: v.validFrom, targetMinutes: v.targetMinutes })),
-        userVersions: []
+    const property = fc.asyncProperty(
+      account,
+      fc.array(operation, { minLength: 1, maxLength: 20 }),
+      async ({ start, openingBalance }, ops) => {
+        const company = await suite.company({ country: 'DE' })
+        const settings = await settingsSession(suite.server(), company)
+        const userId = await f.newUser(company, { employedFrom: DAYS[start], openingBalance })
+        const seeded = await settings.get('/settings/working-times')
+        assert.equal(seeded.status, 200, seeded.text)
+        const run: Run = {
+          company,
+          settings,
+          types: await f.typesOf(company),
+          userId,
+          entries: new Map(),
+          absences: new Map(),
+          employedFrom: DAYS[start],
+          companyVersions: seeded.body.map((v: any) => ({
+            id: v.id,
+            validFrom: v.validFrom,
+            targetMinutes: v.targetMinutes
+          })),
+          userVersions: []
+        }
+        for (const op of ops) {
+          await apply(run, op)
+          const stored = await assertMatchesRecomputation(suite.server().knex, company.id, run.userId)
+          assertConsistent(stored)
+          assertTargetsMatchOracle(stored, historyOf(run))
+        }
       }
-      for (const op of ops) {
-        await apply(run, op)
-        const stored = await assertMatchesRecomputation(suite.server().knex, company.id, run.userId)
-        assertConsistent(stored)
-        assertTargetsMatchOracle(stored, historyOf(run))
-      }
-    })
+    )
     await fc.assert(property, { numRuns: RUNS, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}) })
   })
 })

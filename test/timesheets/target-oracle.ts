@@ -32,7 +32,9 @@ export interface History {
 }
 
 const latest = <T extends { validFrom: string }>(versions: T[], day: string): T | undefined =>
-  versions.filter((v) => v.validFrom <= day).reduce<T | undefined>((best, v) => (best === undefined || v.validFrom > best.validFrom ? v : best), undefined)
+  versions
+    .filter((v) => v.validFrom <= day)
+    .reduce<T | undefined>((best, v) => (best === undefined || v.validFrom > best.validFrom ? v : best), undefined)
 
 /** The target of `day` in minutes. */
 export function expectedTarget(history: History, day: string): number {
@@ -46,7 +48,12 @@ export function expectedTarget(history: History, day: string): number {
   const base = own ? own.targets[SHORT[weekday]] : company.targetMinutes[LONG[weekday]]
   let reduced = 0
   for (const absence of history.absences) {
-    if (!absence.approved || absence.kind === 'credit' || (absence.kind === 'compensation' && !absence.compensationDeclined)) continue
+    if (
+      !absence.approved ||
+      absence.kind === 'credit' ||
+      (absence.kind === 'compensation' && !absence.compensationDeclined)
+    )
+      continue
     const from = Math.max(DateTime.fromISO(absence.startsAt).toMillis(), start.toMillis())
     const to = Math.min(DateTime.fromISO(absence.endsAt).toMillis(), end.toMillis())
     if (to <= from) continue
@@ -58,7 +65,8 @@ export function expectedTarget(history: History, day: string): number {
 type Row = Record<string, any>
 
 const dayText = (value: unknown) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value))
-const dailyOf = (row: Row): [number, number][] => (typeof row.dailyFigures === 'string' ? JSON.parse(row.dailyFigures) : row.dailyFigures)
+const dailyOf = (row: Row): [number, number][] =>
+  typeof row.dailyFigures === 'string' ? JSON.parse(row.dailyFigures) : row.dailyFigures
 
 /**
  * The stored target of every day that follows its inputs equals the oracle's: the day rows that
@@ -70,7 +78,8 @@ export function assertTargetsMatchOracle({ days, months }: { days: Row[]; months
   const mismatches: string[] = []
   const check = (day: string, storedMs: number, where: string) => {
     const expected = expectedTarget(history, day)
-    if (Number(storedMs) !== Math.round(expected * 60000)) mismatches.push(`${day} (${where}): stored ${Number(storedMs) / 60000}, oracle ${expected}`)
+    if (Number(storedMs) !== Math.round(expected * 60000))
+      mismatches.push(`${day} (${where}): stored ${Number(storedMs) / 60000}, oracle ${expected}`)
   }
   for (const row of days) if (row.status !== 'approved') check(dayText(row.day), row.expectedDurationMs, 'day row')
   for (const month of months) {

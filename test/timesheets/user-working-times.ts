@@ -15,7 +15,8 @@ export interface UserVersionBody {
 const COLLECTION = '/v1/user-working-times'
 
 export const userWorkingTimes = {
-  create: (company: TestCompany, userId: number, body: UserVersionBody) => company.api.post(COLLECTION, { userId, ...body }),
+  create: (company: TestCompany, userId: number, body: UserVersionBody) =>
+    company.api.post(COLLECTION, { userId, ...body }),
   patch: (company: TestCompany, id: number, body: UserVersionBody) => company.api.patch(`${COLLECTION}/${id}`, body),
   remove: (company: TestCompany, id: number) => company.api.delete(`${COLLECTION}/${id}`)
 }

@@ -21,7 +21,8 @@ forEachDatabase('the worked example of docs/timesheets.md', (suite) => {
     const c = await suite.company({ country: 'DE' })
     const types = await f.typesOf(c)
     const mia = await f.newUser(c, { employedFrom: '2026-09-16', openingBalance: 600 })
-    const entry = async (day: string, from: string, to: string) => (await f.entry(c, types, mia, at(day, from), at(day, to))).id as number
+    const entry = async (day: string, from: string, to: string) =>
+      (await f.entry(c, types, mia, at(day, from), at(day, to))).id as number
 
     // Full time from Wednesday 16 September to Wednesday 14 October: 07:30–12:00 and 12:30–16:00,
     // except Tuesday 29 September, 07:00–12:00 and 12:45–17:15.
@@ -45,14 +46,20 @@ forEachDatabase('the worked example of docs/timesheets.md', (suite) => {
 
     // Before the part-time version October has 22 full-time days.
     assert.equal((await f.month(c, mia, '2026-10-01')).sumTarget, 10_560)
-    const version = await versions.create(c, mia, { validFrom: '2026-10-15', targets: { mon: 240, tue: 240, wed: 240, thu: 240, fri: 240, sat: 0, sun: 0 }, note: '20 h a week' })
+    const version = await versions.create(c, mia, {
+      validFrom: '2026-10-15',
+      targets: { mon: 240, tue: 240, wed: 240, thu: 240, fri: 240, sat: 0, sun: 0 },
+      note: '20 h a week'
+    })
     assert.equal(version.status, 201, version.text)
     assert.equal((await f.month(c, mia, '2026-10-01')).sumTarget, 7_680)
     assert.deepEqual(await figures('2026-10-20'), { duration: 270, expectedDuration: 240, breakTime: 0 })
     assert.equal((await f.month(c, mia, '2026-10-01')).carryOut, 480)
 
     // The pause she forgot to record, added afterwards.
-    const paused = await c.api.patch(`/v1/time-entries/${tuesday}`, { pauses: [{ startsAt: at('2026-10-20', '10:00'), endsAt: at('2026-10-20', '10:30') }] })
+    const paused = await c.api.patch(`/v1/time-entries/${tuesday}`, {
+      pauses: [{ startsAt: at('2026-10-20', '10:00'), endsAt: at('2026-10-20', '10:30') }]
+    })
     assert.equal(paused.status, 200, paused.text)
     assert.equal(paused.body.duration, 240)
 
@@ -88,7 +95,13 @@ forEachDatabase('the worked example of docs/timesheets.md', (suite) => {
     }
     const september = { carryInComputed: 600, carryIn: 600, sumActual: 5_370, sumTarget: 5_280, carryOut: 690 }
     assert.deepEqual(await month('2026-09-01'), september)
-    assert.deepEqual(await month('2026-10-01'), { carryInComputed: 690, carryIn: 690, sumActual: 7_440, sumTarget: 7_680, carryOut: 450 })
+    assert.deepEqual(await month('2026-10-01'), {
+      carryInComputed: 690,
+      carryIn: 690,
+      sumActual: 7_440,
+      sumTarget: 7_680,
+      carryOut: 450
+    })
     assert.equal((await f.month(c, mia, '2026-11-01')).carryIn, 450)
 
     // A look-up of the week of 31 August creates August outside the chain and moves nothing.
@@ -99,13 +112,18 @@ forEachDatabase('the worked example of docs/timesheets.md', (suite) => {
     assertConsistent(await assertMatchesRecomputation(suite.server().knex, c.id, mia))
 
     // Approving the compensation records the decision and changes no figure.
-    const approved = await c.api.patch(`/v1/user-absences/${compensation.id}`, { compensationApprovedAt: '2026-10-19T09:00:00Z' })
+    const approved = await c.api.patch(`/v1/user-absences/${compensation.id}`, {
+      compensationApprovedAt: '2026-10-19T09:00:00Z'
+    })
     assert.equal(approved.status, 200, approved.text)
     assert.deepEqual(await figures('2026-10-16'), { duration: 0, expectedDuration: 240, breakTime: null })
     assert.equal((await f.month(c, mia, '2026-10-01')).carryOut, 450)
 
     // Had the office declined it, Friday would be time off and the balance kept.
-    const declined = await c.api.patch(`/v1/user-absences/${compensation.id}`, { compensationApprovedAt: null, compensationDeclinedAt: '2026-10-19T09:00:00Z' })
+    const declined = await c.api.patch(`/v1/user-absences/${compensation.id}`, {
+      compensationApprovedAt: null,
+      compensationDeclinedAt: '2026-10-19T09:00:00Z'
+    })
     assert.equal(declined.status, 200, declined.text)
     assert.deepEqual(await figures('2026-10-16'), { duration: 0, expectedDuration: 0, breakTime: null })
     assert.equal((await f.month(c, mia, '2026-10-01')).carryOut, 690)

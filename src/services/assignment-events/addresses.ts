@@ -13,7 +13,8 @@ export const EventAddress = Type.Object(
 )
 
 export const AddressLine = Str(1000, {
-  description: '`assignment`, `customer`, `company`, or a one-line postal address such as "Hauptstraße 1, 10115 Berlin, Deutschland"'
+  description:
+    '`assignment`, `customer`, `company`, or a one-line postal address such as "Hauptstraße 1, 10115 Berlin, Deutschland"'
 })
 
 export const ADDRESS_KEYWORDS = ['assignment', 'customer', 'company'] as const
@@ -28,7 +29,9 @@ function countryCodeOf(text: string): string | undefined {
   if (!countryIndex) {
     countryIndex = new Map()
     const namers = NAME_LOCALES.flatMap((locale) =>
-      (['long', 'short'] as const).map((style) => new Intl.DisplayNames([locale], { type: 'region', style, fallback: 'none' }))
+      (['long', 'short'] as const).map(
+        (style) => new Intl.DisplayNames([locale], { type: 'region', style, fallback: 'none' })
+      )
     )
     for (let a = 65; a <= 90; a++) {
       for (let b = 65; b <= 90; b++) {
@@ -41,7 +44,17 @@ function countryCodeOf(text: string): string | undefined {
       }
     }
     // Common aliases and the old one-letter postal prefixes ("D-10115 Berlin").
-    const aliases = [['uk', 'GB'], ['usa', 'US'], ['u.s.a.', 'US'], ['d', 'DE'], ['a', 'AT'], ['i', 'IT'], ['f', 'FR'], ['b', 'BE'], ['l', 'LU']]
+    const aliases = [
+      ['uk', 'GB'],
+      ['usa', 'US'],
+      ['u.s.a.', 'US'],
+      ['d', 'DE'],
+      ['a', 'AT'],
+      ['i', 'IT'],
+      ['f', 'FR'],
+      ['b', 'BE'],
+      ['l', 'LU']
+    ]
     for (const [alias, code] of aliases) countryIndex.set(alias, code)
   }
   return countryIndex.get(text.trim().toLowerCase())
@@ -54,14 +67,25 @@ const STREET_ZIP_CITY = /^(.+?\d+\s*[a-zA-Z]?)\s+(?:([A-Z]{1,2})-)?(\d{4,5})\s+(
 const CITY_STATE = /^(.+?)\s+\(?([A-Z]{2})\)?$/
 
 const empty = (): AddressValue => ({
-  supplement: null, street: null, clarification: null, zip: null, city: null, state: null, country: null,
-  externalId: null, latitude: null, longitude: null
+  supplement: null,
+  street: null,
+  clarification: null,
+  zip: null,
+  city: null,
+  state: null,
+  country: null,
+  externalId: null,
+  latitude: null,
+  longitude: null
 })
 
 /** Best effort: "street, [zip] city, [country]" in the usual European and US orders. */
 export function parseAddressLine(line: string): AddressValue {
   const address = empty()
-  const parts = line.split(/\s*[,;\n]\s*/).map((p) => p.trim()).filter(Boolean)
+  const parts = line
+    .split(/\s*[,;\n]\s*/)
+    .map((p) => p.trim())
+    .filter(Boolean)
   if (parts.length > 1 && countryCodeOf(parts[parts.length - 1])) address.country = countryCodeOf(parts.pop()!)!
   if (parts.length === 1) {
     const inline = STREET_ZIP_CITY.exec(parts[0])
@@ -106,7 +130,9 @@ export function parseAddressLine(line: string): AddressValue {
 
 /** An OpenStreetMap search for the address, or null when it has nothing to search for. */
 export function openStreetMapLink(address: AddressValue): string | null {
-  const country = address.country ? new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' }).of(String(address.country)) : null
+  const country = address.country
+    ? new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' }).of(String(address.country))
+    : null
   const cityLine = [address.zip, address.city].filter(Boolean).join(' ')
   const query = [address.street, cityLine, address.state, country].filter(Boolean).join(', ')
   return query ? `https://www.openstreetmap.org/search?query=${encodeURIComponent(query)}` : null
@@ -119,14 +145,24 @@ export interface AddressSources {
 }
 
 /** The stored Address of a keyword's record; undefined when that record has none. */
-async function keywordAddress(keyword: Keyword, { trx, companyId, assignmentId }: AddressSources): Promise<AddressValue | undefined> {
+async function keywordAddress(
+  keyword: Keyword,
+  { trx, companyId, assignmentId }: AddressSources
+): Promise<AddressValue | undefined> {
   if (keyword === 'company') return (await trx('companies').where({ id: companyId }).first('address'))?.address
-  const assignment = await trx('assignments').where({ companyId, id: assignmentId ?? 0 }).first('address', 'customerId')
+  const assignment = await trx('assignments')
+    .where({ companyId, id: assignmentId ?? 0 })
+    .first('address', 'customerId')
   if (keyword === 'assignment') return assignment?.address
-  return (await trx('customers').where({ companyId, id: assignment?.customerId ?? 0 }).first('billingAddress'))?.billingAddress
+  return (
+    await trx('customers')
+      .where({ companyId, id: assignment?.customerId ?? 0 })
+      .first('billingAddress')
+  )?.billingAddress
 }
 
-const parseJson = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as AddressValue | null | undefined
+const parseJson = (value: unknown) =>
+  (typeof value === 'string' ? JSON.parse(value) : value) as AddressValue | null | undefined
 
 /** A keyword whose record has no address: its message is the field's validation error. */
 export class UnresolvedAddress extends Error {}
@@ -142,7 +178,10 @@ export async function resolveAddress(value: string | null, sources: AddressSourc
   let address: AddressValue
   if (keyword) {
     const stored = parseJson(await keywordAddress(keyword, sources))
-    if (!stored) throw new UnresolvedAddress(`the ${keyword === 'customer' ? "assignment's customer has no billing address" : `${keyword} has no address`}`)
+    if (!stored)
+      throw new UnresolvedAddress(
+        `the ${keyword === 'customer' ? "assignment's customer has no billing address" : `${keyword} has no address`}`
+      )
     address = { ...empty(), ...Object.fromEntries(Object.entries(stored).filter(([k]) => k in Address.properties)) }
   } else {
     address = parseAddressLine(line)

@@ -24,7 +24,8 @@ function resolveCompletion(value: unknown, existing: unknown): string | null {
 }
 
 /** Whether an address line names the assignment's (or its customer's) address. */
-const namesAssignment = (value: unknown) => typeof value === 'string' && ['assignment', 'customer'].includes(value.trim().toLowerCase())
+const namesAssignment = (value: unknown) =>
+  typeof value === 'string' && ['assignment', 'customer'].includes(value.trim().toLowerCase())
 
 async function resolveAddresses(write: WriteContext, assignmentId: number | undefined, errors: ValidationErrors) {
   for (const field of ADDRESS_FIELDS) {
@@ -32,7 +33,11 @@ async function resolveAddresses(write: WriteContext, assignmentId: number | unde
     // Without a valid assignmentId (the schema's 400) there is no assignment to take the address from.
     if (assignmentId === undefined && namesAssignment(write.data[field])) continue
     try {
-      write.data[field] = await resolveAddress(write.data[field], { trx: write.trx, companyId: write.companyId, assignmentId })
+      write.data[field] = await resolveAddress(write.data[field], {
+        trx: write.trx,
+        companyId: write.companyId,
+        assignmentId
+      })
     } catch (error) {
       // Only a keyword without an address is the field's fault; a failing look-up is not.
       if (!(error instanceof UnresolvedAddress)) throw error
@@ -55,8 +60,12 @@ async function applyDefaults({ data, companyId, trx }: WriteContext) {
 async function checkGroup(write: WriteContext, assignmentId: number | undefined, errors: ValidationErrors) {
   const groupId = write.data.groupId
   if (groupId === undefined || groupId === null || assignmentId === undefined) return
-  const group = await write.trx('assignmentEventGroups').where({ companyId: write.companyId, id: groupId }).first('assignmentId')
-  if (group && Number(group.assignmentId) !== assignmentId) errors.groupId = `must be a group of the event's assignment (${assignmentId})`
+  const group = await write
+    .trx('assignmentEventGroups')
+    .where({ companyId: write.companyId, id: groupId })
+    .first('assignmentId')
+  if (group && Number(group.assignmentId) !== assignmentId)
+    errors.groupId = `must be a group of the event's assignment (${assignmentId})`
 }
 
 const JOINS = {
@@ -68,7 +77,13 @@ const JOINS = {
 function whereAssignedTo(builder: Knex.QueryBuilder, userIds: unknown[], companyId: number) {
   builder.where((q) =>
     q
-      .whereIn('assignment_events.id', (direct) => direct.select('eventId').from('assignmentEventUsers').where({ companyId }).whereIn('userId', userIds as number[]))
+      .whereIn('assignment_events.id', (direct) =>
+        direct
+          .select('eventId')
+          .from('assignmentEventUsers')
+          .where({ companyId })
+          .whereIn('userId', userIds as number[])
+      )
       .orWhereIn('assignment_events.id', (viaGang) =>
         viaGang
           .select('eg.eventId')
@@ -126,7 +141,22 @@ export const assignmentEventResource = defineResource({
     assignedUsers: { table: 'users', many: true, active: true },
     assignedGangs: { table: 'gangs', many: true, active: true }
   },
-  filters: ['id', 'assignmentId', 'typeId', 'groupId', 'name', 'startsAt', 'endsAt', 'completedAt', 'confirmedAt', 'isAllDay', 'isOutward', 'externalId', 'createdAt', 'updatedAt'],
+  filters: [
+    'id',
+    'assignmentId',
+    'typeId',
+    'groupId',
+    'name',
+    'startsAt',
+    'endsAt',
+    'completedAt',
+    'confirmedAt',
+    'isAllDay',
+    'isOutward',
+    'externalId',
+    'createdAt',
+    'updatedAt'
+  ],
   extraFilters: {
     assignedUserId: {
       schema: Id(),
@@ -141,11 +171,17 @@ export const assignmentEventResource = defineResource({
     const assignmentId = stored === undefined ? undefined : Number(stored)
     refuseClearing(write, ['name', 'order'], errors)
     if (method === 'create') await applyDefaults(write)
-    for (const flag of ['isAllDay', 'isOutward']) if (data[flag] === null || (method === 'create' && data[flag] === undefined)) data[flag] = false
-    for (const field of COMPLETION_FIELDS) if (data[field] !== undefined) data[field] = resolveCompletion(data[field], existing?.[field])
+    for (const flag of ['isAllDay', 'isOutward'])
+      if (data[flag] === null || (method === 'create' && data[flag] === undefined)) data[flag] = false
+    for (const field of COMPLETION_FIELDS)
+      if (data[field] !== undefined) data[field] = resolveCompletion(data[field], existing?.[field])
     const startsAt = data.startsAt !== undefined ? data.startsAt : existing?.startsAt
     const endsAt = data.endsAt !== undefined ? data.endsAt : existing?.endsAt
-    if (startsAt && endsAt && Date.parse(endsAt) < Date.parse(startsAt)) Object.assign(errors, data.endsAt !== undefined ? { endsAt: 'must not be before startsAt' } : { startsAt: 'must not be after endsAt' })
+    if (startsAt && endsAt && Date.parse(endsAt) < Date.parse(startsAt))
+      Object.assign(
+        errors,
+        data.endsAt !== undefined ? { endsAt: 'must not be before startsAt' } : { startsAt: 'must not be after endsAt' }
+      )
     await checkGroup(write, assignmentId, errors)
     await resolveAddresses(write, assignmentId, errors)
     return errors
@@ -165,7 +201,13 @@ export const assignmentEventResource = defineResource({
       .select('eventId', trx.raw("'assignedUsers' as field"), 'userId as refId')
       .where({ companyId })
       .whereIn('eventId', eventIds)
-      .unionAll((q) => q.select('eventId', trx.raw("'assignedGangs' as field"), 'gangId as refId').from('assignmentEventGangs').where({ companyId }).whereIn('eventId', eventIds))
+      .unionAll((q) =>
+        q
+          .select('eventId', trx.raw("'assignedGangs' as field"), 'gangId as refId')
+          .from('assignmentEventGangs')
+          .where({ companyId })
+          .whereIn('eventId', eventIds)
+      )
     const byEvent = new Map<number, Row>(items.map((item) => [item.id, item]))
     for (const item of items) Object.assign(item, { assignedUsers: [], assignedGangs: [] })
     for (const row of rows) byEvent.get(Number(row.eventId))?.[row.field].push(Number(row.refId))

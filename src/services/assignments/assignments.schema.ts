@@ -54,7 +54,19 @@ export const assignmentResource = defineResource({
     statusId: { table: 'assignment_status_types', active: true },
     responsibleUserId: { table: 'users', active: true }
   },
-  filters: ['id', 'customerId', 'projectId', 'typeId', 'responsibleUserId', 'statusId', 'name', 'number', 'externalId', 'createdAt', 'updatedAt'],
+  filters: [
+    'id',
+    'customerId',
+    'projectId',
+    'typeId',
+    'responsibleUserId',
+    'statusId',
+    'name',
+    'number',
+    'externalId',
+    'createdAt',
+    'updatedAt'
+  ],
   async beforeWrite(write) {
     const errors: ValidationErrors = {}
     refuseClearing(write, ['typeId', 'statusId'], errors)

@@ -3,4 +3,5 @@ import { registerResource } from '../../resources/register'
 import { deleteStoredFilesAfterCommit } from '../uploads/stored-files'
 import { assignmentResource } from './assignments.schema'
 
-export const assignments = (app: Application) => registerResource(app, assignmentResource, { around: [deleteStoredFilesAfterCommit] })
+export const assignments = (app: Application) =>
+  registerResource(app, assignmentResource, { around: [deleteStoredFilesAfterCommit] })

@@ -9,9 +9,15 @@ import type { StoredFilesParams } from '../uploads/stored-files'
  * A create without `field` (absent or null, as the spec's sample bodies send it) gets the
  * company's first active entry of `table` by `order`.
  */
-export async function defaultFromCatalogue(write: WriteContext<unknown>, field: string, table: string, errors: ValidationErrors) {
+export async function defaultFromCatalogue(
+  write: WriteContext<unknown>,
+  field: string,
+  table: string,
+  errors: ValidationErrors
+) {
   if (write.method !== 'create' || (write.data[field] !== undefined && write.data[field] !== null)) return
-  const first = await write.trx(table)
+  const first = await write
+    .trx(table)
     .where({ companyId: write.companyId })
     .whereNull('deactivatedAt')
     .orderBy([{ column: 'order' }, { column: 'id' }])
@@ -27,13 +33,20 @@ export function refuseClearing(write: WriteContext<unknown>, fields: string[], e
 }
 
 /** Time entries keep the assignment and event they were booked on (CONTRACT §5): 409. */
-export async function refuseWhenBooked({ trx, companyId }: RemoveContext<unknown>, narrow: (query: Knex.QueryBuilder) => void, what: string) {
+export async function refuseWhenBooked(
+  { trx, companyId }: RemoveContext<unknown>,
+  narrow: (query: Knex.QueryBuilder) => void,
+  what: string
+) {
   const [{ count }] = await trx('timeEntries').where({ companyId }).where(narrow).count({ count: '*' })
   if (Number(count) > 0) throw stillReferenced(what, { 'time-entries': Number(count) })
 }
 
 /** Storage keys of the uploads matching `where`, to be deleted once the delete has committed. */
-export async function scheduleUploadFiles({ trx, companyId, params }: RemoveContext<unknown>, where: (query: Knex.QueryBuilder) => void) {
+export async function scheduleUploadFiles(
+  { trx, companyId, params }: RemoveContext<unknown>,
+  where: (query: Knex.QueryBuilder) => void
+) {
   const rows: Row[] = await trx('uploads').where({ companyId }).where(where).select('storageKey')
   const pending = (params as StoredFilesParams).storedFilesToDelete
   pending?.push(...rows.map((row) => String(row.storageKey)))

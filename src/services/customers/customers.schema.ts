@@ -10,7 +10,10 @@ const EmailEntry = Type.Object(
   { label: Type.Optional(Str()), isDefault: Type.Optional(Bool()), emailAddress: Email() },
   { additionalProperties: false, title: 'CustomerEmail' }
 )
-const Url = Type.Object({ label: Type.Optional(Str()), url: Str(2048) }, { additionalProperties: false, title: 'CustomerUrl' })
+const Url = Type.Object(
+  { label: Type.Optional(Str()), url: Str(2048) },
+  { additionalProperties: false, title: 'CustomerUrl' }
+)
 
 const list = <T extends TSchema>(item: T) => Type.Array(item, { maxItems: 100 })
 
@@ -39,14 +42,23 @@ export const customerResource = defineResource({
   },
   filters: ['id', 'number', 'companyName', 'externalId', 'createdAt', 'updatedAt'],
   createRule: {
-    description: '`companyName` or `surname` is required (a non-empty text), and a PATCH may not clear the last of the two.',
-    anyOf: ['companyName', 'surname'].map((name) => ({ required: [name], properties: { [name]: { type: 'string', minLength: 1 } } }))
+    description:
+      '`companyName` or `surname` is required (a non-empty text), and a PATCH may not clear the last of the two.',
+    anyOf: ['companyName', 'surname'].map((name) => ({
+      required: [name],
+      properties: { [name]: { type: 'string', minLength: 1 } }
+    }))
   },
   async beforeWrite({ data, existing }) {
     const errors: Record<string, string> = {}
     const merged = { ...existing, ...data }
     if (!merged.companyName && !merged.surname) {
-      Object.assign(errors, data.companyName === null || !existing ? { companyName: 'is required unless surname is given' } : { surname: 'is required unless companyName is given' })
+      Object.assign(
+        errors,
+        data.companyName === null || !existing
+          ? { companyName: 'is required unless surname is given' }
+          : { surname: 'is required unless companyName is given' }
+      )
     }
     for (const field of ['telephones', 'emails'] as const) {
       const defaults = ((data[field] ?? []) as { isDefault?: boolean }[]).filter((entry) => entry.isDefault)

@@ -33,7 +33,10 @@ export const gangResource = defineResource({
   async loadVirtual(items, { db, companyId }) {
     const rows: Row[] = await db('gangUsers')
       .where({ companyId })
-      .whereIn('gangId', items.map((item) => item.id))
+      .whereIn(
+        'gangId',
+        items.map((item) => item.id)
+      )
       .orderBy('userId')
     const members = new Map<number, number[]>(items.map((item) => [item.id, []]))
     for (const row of rows) members.get(Number(row.gangId))?.push(Number(row.userId))

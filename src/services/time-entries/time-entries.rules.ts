@@ -1,6 +1,15 @@
 import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
-import type { PlannedRemove, PlannedWrite, ReadContext, RemoveContext, ResourceCall, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import type {
+  PlannedRemove,
+  PlannedWrite,
+  ReadContext,
+  RemoveContext,
+  ResourceCall,
+  Row,
+  ValidationErrors,
+  WriteContext
+} from '../../resources/define-resource'
 import { calendarDay, Day, millis, uniqueDays } from '../../timesheets/calendar'
 import { span, spansOverlap } from '../../timesheets/durations'
 import { changeClock, EntryClock, workedMs } from '../../timesheets/entry-clock'
@@ -65,7 +74,9 @@ async function checkAssignment({ data, companyId, trx }: WriteContext<EntryPlan>
 }
 
 async function clockOf(trx: Knex.Transaction, existing: Row, companyId: number): Promise<EntryClock> {
-  const pauses: Row[] = await trx('time_entry_pauses').where({ companyId, timeEntryId: existing.id }).select('startsAt', 'endsAt')
+  const pauses: Row[] = await trx('time_entry_pauses')
+    .where({ companyId, timeEntryId: existing.id })
+    .select('startsAt', 'endsAt')
   return {
     start: millis(existing.startsAt),
     end: existing.endsAt === null ? null : millis(existing.endsAt),
@@ -75,7 +86,13 @@ async function clockOf(trx: Knex.Transaction, existing: Row, companyId: number):
 }
 
 /** 409 when the user already has a running entry or an entry that shares time with this one. */
-async function assertNoOverlap(trx: Knex.Transaction, companyId: number, userId: number, id: number | undefined, clock: EntryClock) {
+async function assertNoOverlap(
+  trx: Knex.Transaction,
+  companyId: number,
+  userId: number,
+  id: number | undefined,
+  clock: EntryClock
+) {
   // A coarse index range in SQL, the exact half-open rule in spansOverlap.
   const query = trx('time_entries').where({ companyId, userId }).select('id', 'startsAt', 'endsAt')
   if (id !== undefined) query.whereNot('id', id)
@@ -84,12 +101,16 @@ async function assertNoOverlap(trx: Knex.Transaction, companyId: number, userId:
   const others: Row[] = await query
   const running = clock.end === null ? others.find((other) => other.endsAt === null) : undefined
   if (running) {
-    throw new Conflict(`User ${userId} already has a running time entry (id ${running.id})`, { timeEntryId: Number(running.id) })
+    throw new Conflict(`User ${userId} already has a running time entry (id ${running.id})`, {
+      timeEntryId: Number(running.id)
+    })
   }
   const mine = span(clock.start, clock.end)
   const overlapping = others.find((other) => spansOverlap(mine, span(other.startsAt, other.endsAt)))
   if (overlapping) {
-    throw new Conflict(`The time entry overlaps time entry ${overlapping.id} of user ${userId}`, { timeEntryId: Number(overlapping.id) })
+    throw new Conflict(`The time entry overlaps time entry ${overlapping.id} of user ${userId}`, {
+      timeEntryId: Number(overlapping.id)
+    })
   }
 }
 
@@ -99,8 +120,10 @@ export async function checkTimeEntry(write: WriteContext<EntryPlan>): Promise<Va
   // `pauses` says whether a pause is open, so `pausedAt` beside it could only contradict it.
   // Either makes the clock change meaningless, so it is not applied (the other fields' errors still are reported).
   const combination: ValidationErrors = {}
-  if (data.pauses !== undefined && data.pausedAt !== undefined) combination.pauses = 'cannot be combined with pausedAt in one body'
-  if (given(data.resumedAt) && data.pausedAt !== null) combination.resumedAt = 'is accepted only together with pausedAt: null'
+  if (data.pauses !== undefined && data.pausedAt !== undefined)
+    combination.pauses = 'cannot be combined with pausedAt in one body'
+  if (given(data.resumedAt) && data.pausedAt !== null)
+    combination.resumedAt = 'is accepted only together with pausedAt: null'
   if (Object.keys(combination).length > 0) return { ...errors, ...combination }
   const before = existing ? await clockOf(trx, existing, companyId) : null
   const change = {
@@ -108,11 +131,15 @@ export async function checkTimeEntry(write: WriteContext<EntryPlan>): Promise<Va
     end: instant(data.endsAt),
     pausedAt: instant(data.pausedAt),
     resumedAt: instant(data.resumedAt) ?? undefined,
-    pauses: data.pauses === undefined ? undefined : ((data.pauses ?? []) as Row[]).map((p) => ({ start: millis(p.startsAt), end: instant(p.endsAt) ?? null }))
+    pauses:
+      data.pauses === undefined
+        ? undefined
+        : ((data.pauses ?? []) as Row[]).map((p) => ({ start: millis(p.startsAt), end: instant(p.endsAt) ?? null }))
   }
   const outcome = changeClock(before, change, Date.now())
   if (!outcome.ok) {
-    if (outcome.status === 409) throw new Conflict(`Cannot change ${outcome.field}: ${outcome.message}`, { validationErrors: outcome.errors })
+    if (outcome.status === 409)
+      throw new Conflict(`Cannot change ${outcome.field}: ${outcome.message}`, { validationErrors: outcome.errors })
     Object.assign(errors, outcome.errors)
   }
   // CONTRACT §10.3: a finished entry spans at most a day; named endsAt whichever end moved.
@@ -126,12 +153,19 @@ export async function checkTimeEntry(write: WriteContext<EntryPlan>): Promise<Va
   if (Number.isNaN(userId)) return errors
   const zone = zoneOf(write)
   // An entry counts on the calendar day of its start (CONTRACT §7.2), before and after a PATCH.
-  const days = uniqueDays(existing ? [calendarDay(existing.startsAt, zone)] : [], [calendarDay(outcome.clock.start, zone)])
+  const days = uniqueDays(existing ? [calendarDay(existing.startsAt, zone)] : [], [
+    calendarDay(outcome.clock.start, zone)
+  ])
   await lockUserTime(trx, { companyId, userId })
   await assertDaysWritable(trx, { companyId, userId, days })
   await assertNoOverlap(trx, companyId, userId, existing?.id, outcome.clock)
   data.pausedAt = iso(outcome.clock.pausedAt)
-  write.plan = { clock: outcome.clock, pausesChanged: change.pauses !== undefined || outcome.closedPause !== null, userId, days }
+  write.plan = {
+    clock: outcome.clock,
+    pausesChanged: change.pauses !== undefined || outcome.closedPause !== null,
+    userId,
+    days
+  }
 }
 
 export function timeEntryRow(row: Row, { plan }: PlannedWrite<EntryPlan>) {
@@ -144,7 +178,9 @@ export async function afterTimeEntryWrite(id: number, write: PlannedWrite<EntryP
   if (pausesChanged) {
     // Replaced as a whole, in order (the open pause is the entry's pausedAt column).
     await trx('time_entry_pauses').where({ companyId, timeEntryId: id }).delete()
-    const rows = [...clock.pauses].sort((x, y) => x.start - y.start).map((p) => ({ companyId, timeEntryId: id, startsAt: iso(p.start), endsAt: iso(p.end) }))
+    const rows = [...clock.pauses]
+      .sort((x, y) => x.start - y.start)
+      .map((p) => ({ companyId, timeEntryId: id, startsAt: iso(p.start), endsAt: iso(p.end) }))
     if (rows.length > 0) await trx('time_entry_pauses').insert(rows)
   }
   await publishRecomputed(write, await recomputeDays(trx, { companyId, userId, days }))
@@ -153,7 +189,11 @@ export async function afterTimeEntryWrite(id: number, write: PlannedWrite<EntryP
 /** The day the removed entry counted on is locked and must be writable (CONTRACT §7.2). */
 export async function beforeTimeEntryRemove(remove: RemoveContext<EntryRemovePlan>) {
   const { trx, companyId, existing } = remove
-  const affected = { companyId, userId: Number(existing.userId), days: [calendarDay(existing.startsAt, zoneOf(remove))] }
+  const affected = {
+    companyId,
+    userId: Number(existing.userId),
+    days: [calendarDay(existing.startsAt, zoneOf(remove))]
+  }
   await lockUserTime(trx, affected)
   await assertDaysWritable(trx, affected)
   remove.plan = affected
@@ -167,11 +207,17 @@ export async function afterTimeEntryRemove(remove: PlannedRemove<EntryRemovePlan
 export async function loadPauses(items: Row[], { db, companyId }: ReadContext) {
   const rows: Row[] = await db('time_entry_pauses')
     .where({ companyId })
-    .whereIn('timeEntryId', items.map((item) => item.id))
+    .whereIn(
+      'timeEntryId',
+      items.map((item) => item.id)
+    )
     .orderBy([{ column: 'startsAt' }, { column: 'id' }])
     .select('timeEntryId', 'startsAt', 'endsAt')
   const byEntry = new Map<number, Row>(items.map((item) => [Number(item.id), item]))
   for (const item of items) item.pauses = []
-  for (const row of rows) byEntry.get(Number(row.timeEntryId))?.pauses.push({ startsAt: iso(millis(row.startsAt)), endsAt: iso(millis(row.endsAt)) })
+  for (const row of rows)
+    byEntry
+      .get(Number(row.timeEntryId))
+      ?.pauses.push({ startsAt: iso(millis(row.startsAt)), endsAt: iso(millis(row.endsAt)) })
   for (const item of items) if (item.pausedAt !== null) item.pauses.push({ startsAt: item.pausedAt, endsAt: null })
 }

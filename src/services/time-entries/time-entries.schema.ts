@@ -2,13 +2,23 @@ import { Type } from '@feathersjs/typebox'
 import { createOnly, defineResource, output, patchOnly, writable, writeOnly } from '../../resources/define-resource'
 import { Id, Nullable, Num, Str, Text, Timestamp } from '../../resources/types'
 import { roundMinutes, toMinutes } from '../../timesheets/durations'
-import { afterTimeEntryRemove, afterTimeEntryWrite, beforeTimeEntryRemove, checkTimeEntry, loadPauses, timeEntryRow } from './time-entries.rules'
+import {
+  afterTimeEntryRemove,
+  afterTimeEntryWrite,
+  beforeTimeEntryRemove,
+  checkTimeEntry,
+  loadPauses,
+  timeEntryRow
+} from './time-entries.rules'
 
 const Latitude = () => Num({ minimum: -90, maximum: 90 })
 const Longitude = () => Num({ minimum: -180, maximum: 180 })
 
 /** A pause of an entry (CONTRACT §11.4); `endsAt` null is the open pause. */
-const Pause = Type.Object({ startsAt: Timestamp(), endsAt: Nullable(Timestamp()) }, { additionalProperties: false, title: 'TimeEntryPause' })
+const Pause = Type.Object(
+  { startsAt: Timestamp(), endsAt: Nullable(Timestamp()) },
+  { additionalProperties: false, title: 'TimeEntryPause' }
+)
 const PauseWrite = Type.Object(
   { startsAt: Timestamp(), endsAt: Type.Optional(Nullable(Timestamp())) },
   { additionalProperties: false, title: 'TimeEntryPauseInput' }
@@ -34,7 +44,11 @@ export const timeEntryResource = defineResource({
     duration: output(Num({ minimum: 0 }), { stored: false }),
     pausedAt: patchOnly(Timestamp()),
     // The whole list on each write (null or [] clears it), in any order; stored and returned sorted.
-    pauses: writable(Pauses, { stored: false, nullable: false, writeSchema: Nullable(Type.Array(PauseWrite, { maxItems: 100 })) }),
+    pauses: writable(Pauses, {
+      stored: false,
+      nullable: false,
+      writeSchema: Nullable(Type.Array(PauseWrite, { maxItems: 100 }))
+    }),
     // With `pausedAt: null`: when the open pause ended (default: now).
     resumedAt: writeOnly(Timestamp(), { stored: false, create: false }),
     note: writable(Text()),
@@ -60,7 +74,19 @@ export const timeEntryResource = defineResource({
     eventId: { table: 'assignment_events' },
     eventTypeId: { table: 'assignment_event_types', active: true }
   },
-  filters: ['id', 'typeId', 'assignmentId', 'eventId', 'eventTypeId', 'userId', 'startsAt', 'endsAt', 'externalId', 'createdAt', 'updatedAt'],
+  filters: [
+    'id',
+    'typeId',
+    'assignmentId',
+    'eventId',
+    'eventTypeId',
+    'userId',
+    'startsAt',
+    'endsAt',
+    'externalId',
+    'createdAt',
+    'updatedAt'
+  ],
   beforeWrite: checkTimeEntry,
   toRow: timeEntryRow,
   afterWrite: afterTimeEntryWrite,

@@ -22,7 +22,17 @@ export const timeEntryTypeResource = defineResource({
   },
   required: ['name'],
   references: { eventTypeId: { table: 'assignment_event_types', active: true } },
-  filters: ['id', 'eventTypeId', 'name', 'isUnassigned', 'deactivatedAt', 'order', 'externalId', 'createdAt', 'updatedAt'],
+  filters: [
+    'id',
+    'eventTypeId',
+    'name',
+    'isUnassigned',
+    'deactivatedAt',
+    'order',
+    'externalId',
+    'createdAt',
+    'updatedAt'
+  ],
   async beforeWrite(write) {
     await defaultOrder(write, 'time_entry_types')
     const { isUnassigned, eventTypeId } = write.data

@@ -15,7 +15,12 @@ import { publishAfterCommit, recomputedEvents } from '../../timesheets/events'
  * manual overrides, and no field changes on a submitted or approved day.
  */
 /** Override fields of the API and the columns that keep them. */
-const OVERRIDES = { startsAt: 'manualStartsAt', endsAt: 'manualEndsAt', breakTime: 'manualBreakTimeMs', duration: 'manualDurationMs' } as const
+const OVERRIDES = {
+  startsAt: 'manualStartsAt',
+  endsAt: 'manualEndsAt',
+  breakTime: 'manualBreakTimeMs',
+  duration: 'manualDurationMs'
+} as const
 type OverrideField = keyof typeof OVERRIDES
 const isOverride = (field: string): field is OverrideField => Object.hasOwn(OVERRIDES, field)
 
@@ -38,27 +43,42 @@ function columnValue(field: string, value: unknown): unknown {
 }
 
 const storedValue = (field: string, raw: Row) =>
-  isOverride(field) ? (field === 'startsAt' || field === 'endsAt' ? isoOrNull(raw[OVERRIDES[field]]) : numberOrNull(raw[OVERRIDES[field]])) : (raw[field] ?? null)
+  isOverride(field)
+    ? field === 'startsAt' || field === 'endsAt'
+      ? isoOrNull(raw[OVERRIDES[field]])
+      : numberOrNull(raw[OVERRIDES[field]])
+    : (raw[field] ?? null)
 
 /** The sheet fields of the body that would change the stored day. */
-const changedFields = (data: Row, raw: Row) => SHEET_FIELDS.filter((field) => data[field] !== undefined && columnValue(field, data[field]) !== storedValue(field, raw))
+const changedFields = (data: Row, raw: Row) =>
+  SHEET_FIELDS.filter(
+    (field) => data[field] !== undefined && columnValue(field, data[field]) !== storedValue(field, raw)
+  )
 
 function assertFieldsEditable(data: Row, raw: Row, from: SheetStatus, to: SheetStatus) {
   if (from !== 'submitted' && from !== 'approved') return
   const refused = changedFields(data, raw).filter((field) => !(field === 'declinedNote' && to === 'declined'))
   if (refused.length === 0) return
-  throw new Conflict(`The time sheet day is ${from}: ${refused.join(', ')} cannot be changed; move it back to draft first`, {
-    validationErrors: Object.fromEntries(refused.map((field) => [field, `cannot be changed while the day is ${from}`]))
-  })
+  throw new Conflict(
+    `The time sheet day is ${from}: ${refused.join(', ')} cannot be changed; move it back to draft first`,
+    {
+      validationErrors: Object.fromEntries(
+        refused.map((field) => [field, `cannot be changed while the day is ${from}`])
+      )
+    }
+  )
 }
 
 /** An overridden start must lie on the day (when the day is valid); the end must not be before the start. */
 function overrideErrors(data: Row, raw: Row | undefined, day: Day | undefined, zone: string): ValidationErrors {
   const errors: ValidationErrors = {}
-  if (day !== undefined && typeof data.startsAt === 'string' && calendarDay(data.startsAt, zone) !== day) errors.startsAt = `must be on ${day} (company timezone ${zone})`
+  if (day !== undefined && typeof data.startsAt === 'string' && calendarDay(data.startsAt, zone) !== day)
+    errors.startsAt = `must be on ${day} (company timezone ${zone})`
   const start = data.startsAt !== undefined ? data.startsAt : raw?.startsAt
   const end = data.endsAt !== undefined ? data.endsAt : raw?.endsAt
-  if (start && end && millis(end) < millis(start)) errors[data.endsAt !== undefined ? 'endsAt' : 'startsAt'] = data.endsAt !== undefined ? 'must not be before startsAt' : 'must not be after endsAt'
+  if (start && end && millis(end) < millis(start))
+    errors[data.endsAt !== undefined ? 'endsAt' : 'startsAt'] =
+      data.endsAt !== undefined ? 'must not be before startsAt' : 'must not be after endsAt'
   return errors
 }
 
@@ -70,7 +90,9 @@ function overrideColumns(data: Row, raw: Row | undefined, actingUserId: number |
   }
   const changed = raw ? changedFields(data, raw).filter(isOverride) : Object.keys(columns)
   if (changed.length === 0) return columns
-  const anyLeft = (Object.values(OVERRIDES) as string[]).some((column) => (column in columns ? columns[column] : raw?.[column] ?? null) !== null)
+  const anyLeft = (Object.values(OVERRIDES) as string[]).some(
+    (column) => (column in columns ? columns[column] : (raw?.[column] ?? null)) !== null
+  )
   return { ...columns, manipulatedAt: anyLeft ? now : null, manipulatedById: anyLeft ? actingUserId : null }
 }
 
@@ -90,7 +112,9 @@ export async function checkTimeSheetDay(write: WriteContext<DayPlan>): Promise<V
   if (!raw && !(await trx('users').where({ id: userId, companyId }).first('id'))) return
   await lockUserTime(trx, { companyId, userId })
   if (!raw && (await trx(DAY_TABLE).where({ companyId, userId, day }).first('id'))) {
-    throw new Conflict(`User ${userId} already has a time sheet day for ${day}; change it with PATCH`, { validationErrors: { day: 'already has a time sheet day of this user' } })
+    throw new Conflict(`User ${userId} already has a time sheet day for ${day}; change it with PATCH`, {
+      validationErrors: { day: 'already has a time sheet day of this user' }
+    })
   }
   const from = (raw?.status ?? 'draft') as SheetStatus
   const to = (data.status ?? from) as SheetStatus
@@ -103,7 +127,15 @@ export async function checkTimeSheetDay(write: WriteContext<DayPlan>): Promise<V
   if (to === 'submitted' && from !== 'submitted') await assertNoRunningEntry(trx, owner, [day])
   if (from === 'approved' && to !== 'approved') await assertNotLocked(trx, owner, [day])
   const now = new Date().toISOString()
-  const move = from === to ? {} : moveColumns(from, to, { now, actingUserId, submittedFirstAt: raw?.submittedFirstAt ?? null, withDeciders: true })
+  const move =
+    from === to
+      ? {}
+      : moveColumns(from, to, {
+          now,
+          actingUserId,
+          submittedFirstAt: raw?.submittedFirstAt ?? null,
+          withDeciders: true
+        })
   write.plan = { userId, day, columns: { ...move, ...overrideColumns(data, raw, actingUserId, now) } }
 }
 

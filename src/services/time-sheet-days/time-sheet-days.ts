@@ -3,9 +3,16 @@ import { registerResource } from '../../resources/register'
 import { ByUserSpec, byUserOperations, byUserRoute } from '../by-user'
 import { timeSheetDayResource } from './time-sheet-days.schema'
 
-export const dayByUser: ByUserSpec = { resource: timeSheetDayResource, param: 'day', wanted: (day) => ({ days: [day] }) }
+export const dayByUser: ByUserSpec = {
+  resource: timeSheetDayResource,
+  param: 'day',
+  wanted: (day) => ({ days: [day] })
+}
 
 /** `/v1/time-sheet-days` and `/v1/time-sheet-days/by-user`. */
 export const timeSheetDays = (app: Application) => {
-  registerResource(app, timeSheetDayResource, { operations: (tools) => byUserOperations(tools, dayByUser), routes: [byUserRoute(dayByUser)] })
+  registerResource(app, timeSheetDayResource, {
+    operations: (tools) => byUserOperations(tools, dayByUser),
+    routes: [byUserRoute(dayByUser)]
+  })
 }

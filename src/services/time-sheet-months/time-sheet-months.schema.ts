@@ -23,9 +23,12 @@ async function checkMonth({ data, existing, companyId, trx }: WriteContext) {
   if (data.status !== undefined) assertMove(MONTH_MOVES, 'time sheet month', existing!.status, data.status)
   const manual = Object.keys(CARRY_MANUAL).filter((field) => data[field] !== undefined)
   if (existing!.lockedAt && manual.length > 0) {
-    throw new Conflict(`The month is approved and locked: ${manual.join(', ')} cannot be changed; reopen the month (status draft) first`, {
-      validationErrors: Object.fromEntries(manual.map((field) => [field, 'cannot be changed on a locked month']))
-    })
+    throw new Conflict(
+      `The month is approved and locked: ${manual.join(', ')} cannot be changed; reopen the month (status draft) first`,
+      {
+        validationErrors: Object.fromEntries(manual.map((field) => [field, 'cannot be changed on a locked month']))
+      }
+    )
   }
 }
 
@@ -40,13 +43,20 @@ function monthRow(row: Row, { data }: PlannedWrite) {
 /** The status move with its fan-out, then the month and the carry chain after it (manual carries). */
 async function afterMonthWrite(id: number, { data, companyId, trx, app, params }: PlannedWrite) {
   const month: Row = await trx('time_sheet_months').where({ id, companyId }).first()
-  const owner = { companyId, userId: Number(month.userId), actingUserId: params.user?.id ?? null, timezone: params.company!.timezone }
-  if (data.status !== undefined) await publishFanOut(app, params, await moveMonth(trx, owner, month, data.status as SheetStatus))
+  const owner = {
+    companyId,
+    userId: Number(month.userId),
+    actingUserId: params.user?.id ?? null,
+    timezone: params.company!.timezone
+  }
+  if (data.status !== undefined)
+    await publishFanOut(app, params, await moveMonth(trx, owner, month, data.status as SheetStatus))
   await recompute(trx, companyId, owner.userId, { days: [], weekStarts: [], months: [dayOf(month.month)] })
 }
 
 const minutes = (ms: unknown) => (ms === null || ms === undefined ? null : roundMinutes(Number(ms) / MINUTE_MS))
-const dailyOf = (value: unknown): [number, number][] => (typeof value === 'string' ? JSON.parse(value) : ((value as [number, number][] | null) ?? []))
+const dailyOf = (value: unknown): [number, number][] =>
+  typeof value === 'string' ? JSON.parse(value) : ((value as [number, number][] | null) ?? [])
 
 /** The figures of a page of months: locked snapshots while locked, `currentDifference` against today. */
 async function loadMonthFigures(items: Row[], { params }: ReadContext) {
@@ -58,7 +68,17 @@ async function loadMonthFigures(items: Row[], { params }: ReadContext) {
     item.sumTarget = minutes(locked ? row.sumTargetLockedMs : row.sumTargetComputedMs)
     item.sumActualComputed = minutes(row.sumActualComputedMs)
     item.sumTargetComputed = minutes(row.sumTargetComputedMs)
-    for (const name of ['carryIn', 'carryInComputed', 'carryOut', 'carryOutComputed', 'carryOutForfeited', 'sumActualLocked', 'sumTargetLocked', 'carryInLocked', 'carryOutLocked']) {
+    for (const name of [
+      'carryIn',
+      'carryInComputed',
+      'carryOut',
+      'carryOutComputed',
+      'carryOutForfeited',
+      'sumActualLocked',
+      'sumTargetLocked',
+      'carryInLocked',
+      'carryOutLocked'
+    ]) {
       item[name] = minutes(row[`${name}Ms`])
     }
     item.currentDifference = minutes(currentDifferenceMs(dayOf(row.month), dailyOf(row.dailyFigures), day))

@@ -13,5 +13,8 @@ export const monthByUser: ByUserSpec = {
 
 /** `/v1/time-sheet-months` and `/v1/time-sheet-months/by-user`; months are created on demand, never by POST. */
 export const timeSheetMonths = (app: Application) => {
-  registerResource(app, timeSheetMonthResource, { operations: (tools) => byUserOperations(tools, monthByUser), routes: [byUserRoute(monthByUser)] })
+  registerResource(app, timeSheetMonthResource, {
+    operations: (tools) => byUserOperations(tools, monthByUser),
+    routes: [byUserRoute(monthByUser)]
+  })
 }

@@ -19,7 +19,12 @@ async function lockWeekUser({ trx, companyId, existing }: WriteContext) {
 async function fanOutWeek(id: number, { data, companyId, trx, app, params }: PlannedWrite) {
   if (data.status === undefined) return
   const week: Row = await trx('time_sheet_weeks').where({ id, companyId }).first()
-  const owner = { companyId, userId: Number(week.userId), actingUserId: params.user?.id ?? null, timezone: params.company!.timezone }
+  const owner = {
+    companyId,
+    userId: Number(week.userId),
+    actingUserId: params.user?.id ?? null,
+    timezone: params.company!.timezone
+  }
   await publishFanOut(app, params, await moveWeek(trx, owner, dayOf(week.weekStart), data.status as SheetStatus))
 }
 

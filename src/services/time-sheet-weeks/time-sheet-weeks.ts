@@ -13,5 +13,8 @@ export const weekByUser: ByUserSpec = {
 
 /** `/v1/time-sheet-weeks` and `/v1/time-sheet-weeks/by-user`; weeks are created on demand, never by POST. */
 export const timeSheetWeeks = (app: Application) => {
-  registerResource(app, timeSheetWeekResource, { operations: (tools) => byUserOperations(tools, weekByUser), routes: [byUserRoute(weekByUser)] })
+  registerResource(app, timeSheetWeekResource, {
+    operations: (tools) => byUserOperations(tools, weekByUser),
+    routes: [byUserRoute(weekByUser)]
+  })
 }

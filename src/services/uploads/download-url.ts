@@ -17,13 +17,22 @@ export function signDownload(secret: string, path: string, expires: number | str
 export function downloadUrl(app: Application, path: string, origin?: string, now = Date.now()): string {
   const expires = Math.floor(now / 1000) + Number(app.get('uploads').urlTtlSeconds)
   const base = (app.get('publicUrl') || origin || `http://localhost:${app.get('port')}`).replace(/\/+$/, '')
-  const query = new URLSearchParams({ expires: String(expires), signature: signDownload(app.get('appSecret'), path, expires) })
+  const query = new URLSearchParams({
+    expires: String(expires),
+    signature: signDownload(app.get('appSecret'), path, expires)
+  })
   return `${base}${path}?${query}`
 }
 
 export type DownloadCheck = 'valid' | 'expired' | 'invalid'
 
-export function checkDownload(secret: string, path: string, expires: unknown, signature: unknown, now = Date.now()): DownloadCheck {
+export function checkDownload(
+  secret: string,
+  path: string,
+  expires: unknown,
+  signature: unknown,
+  now = Date.now()
+): DownloadCheck {
   if (typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string') return 'invalid'
   const expected = Buffer.from(signDownload(secret, path, expires))
   const given = Buffer.from(signature)

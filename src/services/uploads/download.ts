@@ -8,7 +8,9 @@ import { checkDownload } from './download-url'
 import { attachmentHeader } from './file-name'
 import { UPLOAD_PARENTS } from './uploads.schema'
 
-const DOWNLOAD_ROUTE = new RegExp(`^/${API_PREFIX}/(${UPLOAD_PARENTS.map((p) => p.collection).join('|')})/(\\d{1,10})/uploads/(\\d{1,10})/download$`)
+const DOWNLOAD_ROUTE = new RegExp(
+  `^/${API_PREFIX}/(${UPLOAD_PARENTS.map((p) => p.collection).join('|')})/(\\d{1,10})/uploads/(\\d{1,10})/download$`
+)
 
 /**
  * `GET <uploads>/{uploadId}/download?expires=...&signature=...`: the signed link of an upload's
@@ -19,11 +21,19 @@ const DOWNLOAD_ROUTE = new RegExp(`^/${API_PREFIX}/(${UPLOAD_PARENTS.map((p) => 
 export const serveDownloads = (app: Application) => async (ctx: FeathersKoaContext, next: Next) => {
   const match = DOWNLOAD_ROUTE.exec(ctx.path)
   if (!match) return next()
-  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new MethodNotAllowed(`${ctx.method} is not allowed on a download; use GET`, { method: ctx.method, allow: ['GET'] })
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
+    throw new MethodNotAllowed(`${ctx.method} is not allowed on a download; use GET`, {
+      method: ctx.method,
+      allow: ['GET']
+    })
   const check = checkDownload(app.get('appSecret'), ctx.path, ctx.query.expires, ctx.query.signature)
-  if (check !== 'valid') throw new Forbidden(check === 'expired' ? 'The download link has expired' : 'The download link is not valid')
+  if (check !== 'valid')
+    throw new Forbidden(check === 'expired' ? 'The download link has expired' : 'The download link is not valid')
   const parent = UPLOAD_PARENTS.find((p) => p.collection === match[1])!
-  const row = await app.get('knex' as any)('uploads').where({ id: Number(match[3]), [parent.field]: Number(match[2]) }).first()
+  const row = await app
+    .get('knex' as any)('uploads')
+    .where({ id: Number(match[3]), [parent.field]: Number(match[2]) })
+    .first()
   if (!row) throw new NotFound('The upload no longer exists')
   const content = await storageOf(app)
     .read(row.storageKey)

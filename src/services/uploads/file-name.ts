@@ -13,7 +13,12 @@ const WINDOWS_RESERVED = /^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$/i
  */
 export function sanitizeFileName(raw: string): string {
   const base = raw.normalize('NFC').split(/[/\\]/).pop() ?? ''
-  let name = base.replace(UNSAFE, '_').replace(/\s+/g, ' ').trim().replace(/^[.\s]+/, '').replace(/[.\s]+$/, '')
+  let name = base
+    .replace(UNSAFE, '_')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^[.\s]+/, '')
+    .replace(/[.\s]+$/, '')
   if (/^_*$/.test(name)) return ''
   if (WINDOWS_RESERVED.test(name)) name = `_${name}`
   if (name.length > MAX_LENGTH) {

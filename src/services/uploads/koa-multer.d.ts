@@ -14,8 +14,16 @@ declare module '@koa/multer' {
       [key: string]: unknown
     }
     interface StorageEngine {
-      _handleFile(req: IncomingMessage, file: File, callback: (error?: Error | null, info?: Record<string, unknown>) => void): void
-      _removeFile(req: IncomingMessage, file: File & Record<string, unknown>, callback: (error: Error | null) => void): void
+      _handleFile(
+        req: IncomingMessage,
+        file: File,
+        callback: (error?: Error | null, info?: Record<string, unknown>) => void
+      ): void
+      _removeFile(
+        req: IncomingMessage,
+        file: File & Record<string, unknown>,
+        callback: (error: Error | null) => void
+      ): void
     }
     interface Limits {
       fieldNameSize?: number

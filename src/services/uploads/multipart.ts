@@ -27,7 +27,8 @@ const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/
 let fileTypeModule: Promise<typeof import('file-type', { with: { 'resolution-mode': 'import' } })> | undefined
 const fileType = () => (fileTypeModule ??= import('file-type'))
 
-const tooLarge = (maxBytes: number) => new PayloadTooLarge(`The file is larger than the allowed ${maxBytes} bytes`, { maxBytes })
+const tooLarge = (maxBytes: number) =>
+  new PayloadTooLarge(`The file is larger than the allowed ${maxBytes} bytes`, { maxBytes })
 
 /** Counts the bytes going through, keeps the first ones for sniffing, and stops past the limit. */
 class Measure extends Transform {
@@ -80,7 +81,11 @@ function storageEngine(storage: FileStorage, keyPrefix: string, maxBytes: number
       file.stream.once('error', (error) => measure.destroy(error))
       const write = storage.write(key, file.stream.pipe(measure))
       writes.push(write.catch(() => undefined))
-      write.then(async () => callback(null, { key, size: measure.size, mimeType: await mimeTypeOf(measure.firstBytes, file.mimetype) }), callback)
+      write.then(
+        async () =>
+          callback(null, { key, size: measure.size, mimeType: await mimeTypeOf(measure.firstBytes, file.mimetype) }),
+        callback
+      )
     },
     _removeFile(_req, file, callback) {
       storage.remove(String(file.key)).then(() => callback(null), callback)
@@ -95,9 +100,13 @@ function toApiError(error: any, maxBytes: number) {
   if (error?.code === 'LIMIT_FILE_SIZE') return tooLarge(maxBytes)
   if (error?.code === 'LIMIT_UNEXPECTED_FILE' || error?.code === 'LIMIT_FILE_COUNT') {
     const field = error.field ?? 'file'
-    return badRequest('Invalid upload', { [field]: field === 'file' ? 'must be exactly one file' : 'is not a file field (send the file in the part named "file")' })
+    return badRequest('Invalid upload', {
+      [field]:
+        field === 'file' ? 'must be exactly one file' : 'is not a file field (send the file in the part named "file")'
+    })
   }
-  if (error?.name === 'MulterError') return badRequest('Invalid upload', { [error.field ?? 'body']: String(error.message) })
+  if (error?.name === 'MulterError')
+    return badRequest('Invalid upload', { [error.field ?? 'body']: String(error.message) })
   if (error?.syscall || error?.errno) return error
   // busboy: a body that is not well-formed multipart (no boundary, cut off, broken part headers).
   return new BadRequest('Malformed multipart/form-data body')
@@ -110,40 +119,50 @@ function toApiError(error: any, maxBytes: number) {
  * is streamed to storage with the size limit enforced on the way (413, nothing kept). Other
  * methods take JSON. The request's origin is kept for download links.
  */
-export const receiveMultipart = (app: Application, collection: string) => async (ctx: FeathersKoaContext, next: Next) => {
-  ctx.feathers = { ...ctx.feathers, origin: ctx.origin } as typeof ctx.feathers
-  const multipart = ctx.is('multipart') === 'multipart'
-  if (ctx.method !== 'POST') {
-    if (multipart) throw new UnsupportedMediaType('Only POST takes multipart/form-data here; send JSON')
-    return next()
+export const receiveMultipart =
+  (app: Application, collection: string) => async (ctx: FeathersKoaContext, next: Next) => {
+    ctx.feathers = { ...ctx.feathers, origin: ctx.origin } as typeof ctx.feathers
+    const multipart = ctx.is('multipart') === 'multipart'
+    if (ctx.method !== 'POST') {
+      if (multipart) throw new UnsupportedMediaType('Only POST takes multipart/form-data here; send JSON')
+      return next()
+    }
+    if (ctx.lookup?.params?.__id !== undefined)
+      throw new MethodNotAllowed('POST is only offered on the uploads collection')
+    if (!multipart)
+      throw new UnsupportedMediaType('Send uploads as multipart/form-data with the file in the part named "file"')
+    const auth = await app
+      .service('authentication')
+      .authenticate(ctx.feathers!.authentication as any, { provider: 'rest' }, 'apiKey', 'jwt')
+    if (auth.settingsLogin || !auth.company) throw new NotAuthenticated('Use an API key for /v1')
+    // Refused before a byte is stored; the service's scope hook checks again.
+    assertScope(auth.apiKey, collection, 'write')
+    // A key over its budget is refused before the file is streamed; the service's hook spends the request.
+    const overBudget = await app.get('keyBudget' as any)?.refusal(auth.apiKey.id)
+    if (overBudget) throw overBudget
+    const { maxBytes } = app.get('uploads')
+    const storage = storageEngine(storageOf(app), String(auth.company.id), maxBytes)
+    const multer = koaMulter({
+      storage: storage.engine,
+      // Text fields: a 10 000-character description is up to 40 000 bytes of UTF-8.
+      limits: { fileSize: maxBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 21 },
+      defParamCharset: 'utf8'
+    })
+    try {
+      await multer.single('file')(ctx as any, async () => undefined)
+    } catch (error) {
+      await storage.settled()
+      throw toApiError(error, maxBytes)
+    }
+    const file = (ctx as any).file as (koaMulter.File & Omit<ReceivedFile, 'fileName'>) | undefined
+    if (file) {
+      const received: ReceivedFile = {
+        key: file.key,
+        size: file.size,
+        mimeType: file.mimeType,
+        fileName: sanitizeFileName(file.originalname)
+      }
+      ctx.feathers = { ...ctx.feathers, upload: received } as typeof ctx.feathers
+    }
+    await next()
   }
-  if (ctx.lookup?.params?.__id !== undefined) throw new MethodNotAllowed('POST is only offered on the uploads collection')
-  if (!multipart) throw new UnsupportedMediaType('Send uploads as multipart/form-data with the file in the part named "file"')
-  const auth = await app.service('authentication').authenticate(ctx.feathers!.authentication as any, { provider: 'rest' }, 'apiKey', 'jwt')
-  if (auth.settingsLogin || !auth.company) throw new NotAuthenticated('Use an API key for /v1')
-  // Refused before a byte is stored; the service's scope hook checks again.
-  assertScope(auth.apiKey, collection, 'write')
-  // A key over its budget is refused before the file is streamed; the service's hook spends the request.
-  const overBudget = await app.get('keyBudget' as any)?.refusal(auth.apiKey.id)
-  if (overBudget) throw overBudget
-  const { maxBytes } = app.get('uploads')
-  const storage = storageEngine(storageOf(app), String(auth.company.id), maxBytes)
-  const multer = koaMulter({
-    storage: storage.engine,
-    // Text fields: a 10 000-character description is up to 40 000 bytes of UTF-8.
-    limits: { fileSize: maxBytes, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 21 },
-    defParamCharset: 'utf8'
-  })
-  try {
-    await multer.single('file')(ctx as any, async () => undefined)
-  } catch (error) {
-    await storage.settled()
-    throw toApiError(error, maxBytes)
-  }
-  const file = (ctx as any).file as (koaMulter.File & Omit<ReceivedFile, 'fileName'>) | undefined
-  if (file) {
-    const received: ReceivedFile = { key: file.key, size: file.size, mimeType: file.mimeType, fileName: sanitizeFileName(file.originalname) }
-    ctx.feathers = { ...ctx.feathers, upload: received } as typeof ctx.feathers
-  }
-  await next()
-}

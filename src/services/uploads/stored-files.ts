@@ -17,6 +17,10 @@ export const deleteStoredFilesAfterCommit = async (context: HookContext, next: N
   ;(context.params as StoredFilesParams).storedFilesToDelete = keys
   await next()
   const storage = storageOf(context.app)
-  if (outer) outer.executionPromise.then(() => removeAll(storage, keys), () => undefined)
+  if (outer)
+    outer.executionPromise.then(
+      () => removeAll(storage, keys),
+      () => undefined
+    )
   else await removeAll(storage, keys)
 }

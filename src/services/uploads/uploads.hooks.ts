@@ -44,10 +44,13 @@ export const validateUploadBody = async (context: HookContext) => {
   // to these (and the file's) and answers one 400 with all of them; nothing is stored then.
   const { data, errors } = checkBody(uploadResource, 'create', fields)
   const file =
-    'file' in fields ? 'must be a file part, not a text field'
-    : !upload ? 'is required: send multipart/form-data with the file in the part named "file"'
-    : upload.size === 0 ? 'must not be empty'
-    : undefined
+    'file' in fields
+      ? 'must be a file part, not a text field'
+      : !upload
+        ? 'is required: send multipart/form-data with the file in the part named "file"'
+        : upload.size === 0
+          ? 'must not be empty'
+          : undefined
   if (file) errors.file = file
   context.data = data
   ;(context.params as BodyErrorsSlot).invalidFields = Object.keys(errors).length > 0 ? errors : undefined

@@ -17,7 +17,11 @@ export function uploadOperations(tools: OpenApiTools, parent: UploadParent, feat
     required: ['file'],
     additionalProperties: false,
     properties: {
-      file: { type: 'string', format: 'binary', description: 'The file; not empty, at most `uploads.maxBytes` (25 MiB by default). Its name becomes `fileName`.' },
+      file: {
+        type: 'string',
+        format: 'binary',
+        description: 'The file; not empty, at most `uploads.maxBytes` (25 MiB by default). Its name becomes `fileName`.'
+      },
       categoryId: { ...field('categoryId'), description: 'An active upload category of the company.' },
       description: field('description'),
       additionalProperties: field('additionalProperties')
@@ -34,26 +38,44 @@ export function uploadOperations(tools: OpenApiTools, parent: UploadParent, feat
         operationId: `create${pascal(parent.collection)}Upload`,
         parameters: [tools.pathParameter(parent.field)],
         requestBody: { required: true, content: { 'multipart/form-data': { schema: multipart } } },
-        responses: { '201': tools.json(tools.resourceRef(uploadResource), 'Created.'), ...tools.errors(401, 403, 400, 404, 413, 415) }
+        responses: {
+          '201': tools.json(tools.resourceRef(uploadResource), 'Created.'),
+          ...tools.errors(401, 403, 400, 404, 413, 415)
+        }
       }
     },
     [downloadPath(pathTemplate(feathersPath), '{uploadId}')]: {
       get: {
         tags,
         summary: 'Download the file of an upload',
-        description: 'The `downloadUrl` of an upload: no API key needed until the link expires. Served as an attachment with the upload\'s `mimeType`.',
+        description:
+          "The `downloadUrl` of an upload: no API key needed until the link expires. Served as an attachment with the upload's `mimeType`.",
         operationId: `download${pascal(parent.collection)}Upload`,
         security: [],
         parameters: [
           tools.pathParameter(parent.field),
           tools.pathParameter('uploadId'),
-          { name: 'expires', in: 'query', required: true, description: 'Expiry of the link (Unix seconds).', schema: { type: 'integer' } },
-          { name: 'signature', in: 'query', required: true, description: 'HMAC of the upload id and the expiry.', schema: { type: 'string' } }
+          {
+            name: 'expires',
+            in: 'query',
+            required: true,
+            description: 'Expiry of the link (Unix seconds).',
+            schema: { type: 'integer' }
+          },
+          {
+            name: 'signature',
+            in: 'query',
+            required: true,
+            description: 'HMAC of the upload id and the expiry.',
+            schema: { type: 'string' }
+          }
         ],
         responses: {
           '200': {
             description: 'The file.',
-            headers: { 'Content-Disposition': { description: '`attachment` with the file name.', schema: { type: 'string' } } },
+            headers: {
+              'Content-Disposition': { description: '`attachment` with the file name.', schema: { type: 'string' } }
+            },
             content: { '*/*': { schema: { type: 'string', format: 'binary' } } }
           },
           '403': {

@@ -1,6 +1,14 @@
 import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
-import type { PlannedRemove, PlannedWrite, ReadContext, RemoveContext, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import type {
+  PlannedRemove,
+  PlannedWrite,
+  ReadContext,
+  RemoveContext,
+  Row,
+  ValidationErrors,
+  WriteContext
+} from '../../resources/define-resource'
 import { MAX_ABSENCE_DAYS, absenceDayCount, absenceStatus, absenceWorkDays } from '../../timesheets/absences'
 import { coveredDayRange, millis } from '../../timesheets/calendar'
 import { assertSpansWritable, lockUserTime, recomputeSpans } from '../../timesheets/recompute'
@@ -47,7 +55,8 @@ function fillDeciders(data: Row, merged: Row, actingUserId: number | undefined) 
 function checkDecisions(merged: Row, data: Row, type: Row | undefined, zone: string): ValidationErrors {
   const errors: ValidationErrors = {}
   const clash = (a: string, b: string) => {
-    if (isSet(merged[a]) && isSet(merged[b])) errors[data[b] !== undefined ? b : a] = `cannot be set together with ${data[b] !== undefined ? a : b}`
+    if (isSet(merged[a]) && isSet(merged[b]))
+      errors[data[b] !== undefined ? b : a] = `cannot be set together with ${data[b] !== undefined ? a : b}`
   }
   clash('approvedAt', 'declinedAt')
   clash('compensationApprovedAt', 'compensationDeclinedAt')
@@ -56,9 +65,18 @@ function checkDecisions(merged: Row, data: Row, type: Row | undefined, zone: str
       if (isSet(data[field])) errors[field] = 'is only used by absence types with needCompensation: true'
     }
   }
-  if (isSet(merged.startsAt) && isSet(merged.endsAt) && millis(merged.endsAt as string) <= millis(merged.startsAt as string)) {
-    errors[data.endsAt !== undefined ? 'endsAt' : 'startsAt'] = data.endsAt !== undefined ? 'must be after startsAt' : 'must be before endsAt'
-  } else if (isSet(merged.startsAt) && isSet(merged.endsAt) && absenceDayCount(merged.startsAt as string, merged.endsAt as string, zone) > MAX_ABSENCE_DAYS) {
+  if (
+    isSet(merged.startsAt) &&
+    isSet(merged.endsAt) &&
+    millis(merged.endsAt as string) <= millis(merged.startsAt as string)
+  ) {
+    errors[data.endsAt !== undefined ? 'endsAt' : 'startsAt'] =
+      data.endsAt !== undefined ? 'must be after startsAt' : 'must be before endsAt'
+  } else if (
+    isSet(merged.startsAt) &&
+    isSet(merged.endsAt) &&
+    absenceDayCount(merged.startsAt as string, merged.endsAt as string, zone) > MAX_ABSENCE_DAYS
+  ) {
     // CONTRACT §10.3: always named endsAt, also when a PATCH moved only the start.
     errors.endsAt = `must be at most ${MAX_ABSENCE_DAYS} calendar days after startsAt (an absence covers at most ${MAX_ABSENCE_DAYS} days)`
   }
@@ -66,11 +84,16 @@ function checkDecisions(merged: Row, data: Row, type: Row | undefined, zone: str
 }
 
 function assertRequested(merged: Row) {
-  const decided = ['approvedAt', 'declinedAt', 'compensationApprovedAt', 'compensationDeclinedAt'].filter((field) => isSet(merged[field]))
+  const decided = ['approvedAt', 'declinedAt', 'compensationApprovedAt', 'compensationDeclinedAt'].filter((field) =>
+    isSet(merged[field])
+  )
   if (decided.length > 0 && !isSet(merged.requestedAt)) {
-    throw new Conflict(`An absence can only be approved or declined once it is requested (requestedAt): ${decided.join(', ')}`, {
-      validationErrors: Object.fromEntries(decided.map((field) => [field, 'needs requestedAt']))
-    })
+    throw new Conflict(
+      `An absence can only be approved or declined once it is requested (requestedAt): ${decided.join(', ')}`,
+      {
+        validationErrors: Object.fromEntries(decided.map((field) => [field, 'needs requestedAt']))
+      }
+    )
   }
 }
 
@@ -84,7 +107,10 @@ async function assertNoOverlap(trx: Knex.Transaction, companyId: number, merged:
     .first('id')
   if (id !== undefined) query.whereNot('id', id)
   const other = await query
-  if (other) throw new Conflict(`The absence overlaps absence ${other.id} of user ${merged.userId}`, { userAbsenceId: Number(other.id) })
+  if (other)
+    throw new Conflict(`The absence overlaps absence ${other.id} of user ${merged.userId}`, {
+      userAbsenceId: Number(other.id)
+    })
 }
 
 /** The calendar days an absence covers, as one span (O(1), whatever its length). */
@@ -96,11 +122,21 @@ const coveredSpan = (absence: Row, zone: string) => {
 export async function checkAbsence(write: WriteContext<AbsencePlan>): Promise<ValidationErrors | void> {
   const { data, existing, companyId, trx, params } = write
   const typeId = existing?.typeId ?? data.typeId
-  const type: Row | undefined = typeId === undefined ? undefined : await trx('user_absence_types').where({ id: typeId, companyId }).first('needApproval', 'needCompensation')
+  const type: Row | undefined =
+    typeId === undefined
+      ? undefined
+      : await trx('user_absence_types').where({ id: typeId, companyId }).first('needApproval', 'needCompensation')
   const before: Row = existing ?? {}
   const after = (field: string) => (data[field] !== undefined ? data[field] : before[field])
   // A type without approval is approved the moment it is requested.
-  if (type && !type.needApproval && isSet(data.requestedAt) && data.approvedAt === undefined && !isSet(after('approvedAt')) && !isSet(after('declinedAt'))) {
+  if (
+    type &&
+    !type.needApproval &&
+    isSet(data.requestedAt) &&
+    data.approvedAt === undefined &&
+    !isSet(after('approvedAt')) &&
+    !isSet(after('declinedAt'))
+  ) {
     data.approvedAt = data.requestedAt
   }
   fillDeciders(data, { ...before, ...data }, params.user?.id)
@@ -147,9 +183,18 @@ export async function loadWorkDays(items: Row[], { db, companyId }: ReadContext)
   const company = await loadCompanySchedule(db, companyId)
   const versions = await loadUserVersions(db, companyId, userIds)
   const users: Row[] = await db('users').where({ companyId }).whereIn('id', userIds).select('id', 'employedFrom')
-  const schedules = new Map(users.map((user) => [Number(user.id), company.forUser(versions.get(Number(user.id)) ?? [], dayOf(user.employedFrom))]))
+  const schedules = new Map(
+    users.map((user) => [
+      Number(user.id),
+      company.forUser(versions.get(Number(user.id)) ?? [], dayOf(user.employedFrom))
+    ])
+  )
   for (const item of items) {
     const schedule = schedules.get(Number(item.userId)) ?? company
-    item.workDays = absenceWorkDays(item as { startsAt: string; endsAt: string }, hourly.get(item.typeId) ?? false, schedule)
+    item.workDays = absenceWorkDays(
+      item as { startsAt: string; endsAt: string },
+      hourly.get(item.typeId) ?? false,
+      schedule
+    )
   }
 }

@@ -1,7 +1,13 @@
 import { createOnly, defineResource, output, writable } from '../../resources/define-resource'
 import { Enum, Id, Num, Str, Text, Timestamp } from '../../resources/types'
 import { ABSENCE_STATUSES } from '../../timesheets/absences'
-import { afterAbsenceRemove, afterAbsenceWrite, beforeAbsenceRemove, checkAbsence, loadWorkDays } from './user-absences.rules'
+import {
+  afterAbsenceRemove,
+  afterAbsenceWrite,
+  beforeAbsenceRemove,
+  checkAbsence,
+  loadWorkDays
+} from './user-absences.rules'
 
 /**
  * Absences of a user (CONTRACT §7.3). `status` is derived from the decision timestamps on every
@@ -44,8 +50,21 @@ export const userAbsenceResource = defineResource({
     compensatedById: { table: 'users' }
   },
   filters: [
-    'id', 'userId', 'typeId', 'needApprovalById', 'declinedById', 'compensatedById', 'startsAt', 'endsAt',
-    'requestedAt', 'approvedAt', 'declinedAt', 'status', 'externalId', 'createdAt', 'updatedAt'
+    'id',
+    'userId',
+    'typeId',
+    'needApprovalById',
+    'declinedById',
+    'compensatedById',
+    'startsAt',
+    'endsAt',
+    'requestedAt',
+    'approvedAt',
+    'declinedAt',
+    'status',
+    'externalId',
+    'createdAt',
+    'updatedAt'
   ],
   beforeWrite: checkAbsence,
   afterWrite: afterAbsenceWrite,

@@ -1,6 +1,14 @@
 import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
-import type { PlannedRemove, PlannedWrite, RemoveContext, ResourceCall, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import type {
+  PlannedRemove,
+  PlannedWrite,
+  RemoveContext,
+  ResourceCall,
+  Row,
+  ValidationErrors,
+  WriteContext
+} from '../../resources/define-resource'
 import type { Day } from '../../timesheets/calendar'
 import { publishRecomputed } from '../../timesheets/events'
 import { EARLIEST_DAY } from '../../timesheets/periods'
@@ -45,14 +53,23 @@ function changeOf({ method, data, existing }: WriteContext<VersionPlan>): Versio
   }
   const before = dayOf(existing!.validFrom)
   const after = typeof data.validFrom === 'string' ? data.validFrom : before
-  const targetsChanged = data.targets !== undefined && data.targets !== null && !sameTargets(data.targets, existing!.targets)
+  const targetsChanged =
+    data.targets !== undefined && data.targets !== null && !sameTargets(data.targets, existing!.targets)
   if (after === before && !targetsChanged) return null
   return { userId: Number(existing!.userId), before, after }
 }
 
 /** The `validFrom` of each of the user's versions but `exceptId`, as stored now. */
-async function otherVersionDays(trx: Knex.Transaction, companyId: number, userId: number, exceptId: number): Promise<Day[]> {
-  const rows: Row[] = await trx('user_working_times').where({ companyId, userId }).whereNot('id', exceptId).select('validFrom')
+async function otherVersionDays(
+  trx: Knex.Transaction,
+  companyId: number,
+  userId: number,
+  exceptId: number
+): Promise<Day[]> {
+  const rows: Row[] = await trx('user_working_times')
+    .where({ companyId, userId })
+    .whereNot('id', exceptId)
+    .select('validFrom')
   return rows.map((row) => dayOf(row.validFrom))
 }
 
@@ -75,20 +92,26 @@ async function applyChange(call: ResourceCall, userId: number, ranges: VersionRa
 export async function checkVersionWrite(write: WriteContext<VersionPlan>): Promise<ValidationErrors | void> {
   const { data, existing, companyId, trx } = write
   // Like users' employedFrom and the by-user look-ups: no time account reaches before it.
-  if (typeof data.validFrom === 'string' && data.validFrom < EARLIEST_DAY) return { validFrom: `must not be before ${EARLIEST_DAY}` }
+  if (typeof data.validFrom === 'string' && data.validFrom < EARLIEST_DAY)
+    return { validFrom: `must not be before ${EARLIEST_DAY}` }
   const change = changeOf(write)
   write.plan = change
   if (!change) return
   await lockUserTime(trx, { companyId, userId: change.userId })
   if (change.after === change.before) return
-  const query = trx('user_working_times').where({ companyId, userId: change.userId, validFrom: change.after }).first('id')
+  const query = trx('user_working_times')
+    .where({ companyId, userId: change.userId, validFrom: change.after })
+    .first('id')
   if (existing) query.whereNot('id', existing.id)
   const taken = await query
   if (taken) {
-    throw new Conflict(`User ${change.userId} has a working-time version from ${change.after} (id ${taken.id}); change that one (PATCH) instead`, {
-      userWorkingTimeId: Number(taken.id),
-      validationErrors: { validFrom: 'is taken by another version of the user' }
-    })
+    throw new Conflict(
+      `User ${change.userId} has a working-time version from ${change.after} (id ${taken.id}); change that one (PATCH) instead`,
+      {
+        userWorkingTimeId: Number(taken.id),
+        validationErrors: { validFrom: 'is taken by another version of the user' }
+      }
+    )
   }
 }
 

@@ -2,17 +2,25 @@ import { Type, TInteger } from '@feathersjs/typebox'
 import { defineResource, createOnly, output, writable } from '../../resources/define-resource'
 import { DateString, Id, Str, Text, Timestamp } from '../../resources/types'
 import { SHORT_WEEKDAYS, ShortWeekday } from '../../timesheets/schedule'
-import { afterVersionRemove, afterVersionWrite, beforeVersionRemove, checkVersionWrite } from './user-working-times.rules'
+import {
+  afterVersionRemove,
+  afterVersionWrite,
+  beforeVersionRemove,
+  checkVersionWrite
+} from './user-working-times.rules'
 
 /** Target minutes of one weekday: 0..1440 (a whole day). */
 const DayMinutes = () => Type.Integer({ minimum: 0, maximum: 1440 })
 
 /** The seven weekdays' target minutes, all required: a PATCH of `targets` replaces the whole week (CONTRACT §11.6). */
-export const WeeklyTargets = Type.Object(Object.fromEntries(SHORT_WEEKDAYS.map((day) => [day, DayMinutes()])) as Record<ShortWeekday, TInteger>, {
-  additionalProperties: false,
-  title: 'WeeklyTargets',
-  description: 'Target minutes per weekday (0..1440), all seven days.'
-})
+export const WeeklyTargets = Type.Object(
+  Object.fromEntries(SHORT_WEEKDAYS.map((day) => [day, DayMinutes()])) as Record<ShortWeekday, TInteger>,
+  {
+    additionalProperties: false,
+    title: 'WeeklyTargets',
+    description: 'Target minutes per weekday (0..1440), all seven days.'
+  }
+)
 
 /**
  * A user's own working-time schedule from a day on (CONTRACT §11.2): part-time workers. A day's
@@ -30,7 +38,10 @@ export const userWorkingTimeResource = defineResource({
     id: output(Id()),
     userId: createOnly(Id(), { nullable: false }),
     validFrom: writable(
-      DateString({ description: 'The first day (company timezone) this version applies to; it holds until the next version of the user. Not before 2000-01-01; one version per user and day.' }),
+      DateString({
+        description:
+          'The first day (company timezone) this version applies to; it holds until the next version of the user. Not before 2000-01-01; one version per user and day.'
+      }),
       { nullable: false }
     ),
     targets: writable(WeeklyTargets, { nullable: false, json: true }),

@@ -27,36 +27,52 @@ function accountChange({ method, data, existing }: WriteContext<AccountPlan>): A
   if (method !== 'patch') return null
   const oldFrom = dayOf(existing!.employedFrom)
   const newFrom = data.employedFrom === undefined ? oldFrom : String(data.employedFrom)
-  const balanceChanged = data.openingBalance !== undefined && Number(data.openingBalance) !== Number(existing!.openingBalance)
+  const balanceChanged =
+    data.openingBalance !== undefined && Number(data.openingBalance) !== Number(existing!.openingBalance)
   if (newFrom === oldFrom && !balanceChanged) return null
   // Days between the old and the new start change their target; the chain starts in the earlier month.
   const effectFrom = newFrom < oldFrom ? newFrom : oldFrom
-  return { fromChanged: newFrom !== oldFrom, balanceChanged, effectFrom: newFrom === oldFrom ? monthOf(oldFrom) : effectFrom }
+  return {
+    fromChanged: newFrom !== oldFrom,
+    balanceChanged,
+    effectFrom: newFrom === oldFrom ? monthOf(oldFrom) : effectFrom
+  }
 }
 
 export async function checkAccountWrite(write: WriteContext<AccountPlan>): Promise<ValidationErrors> {
   const { data, method, companyId, existing, trx } = write
-  if (typeof data.employedFrom === 'string' && data.employedFrom < EARLIEST_DAY) return { employedFrom: `must not be before ${EARLIEST_DAY}` }
+  if (typeof data.employedFrom === 'string' && data.employedFrom < EARLIEST_DAY)
+    return { employedFrom: `must not be before ${EARLIEST_DAY}` }
   if (method === 'create' && data.employedFrom === undefined) data.employedFrom = today(write.params.company!.timezone)
   const change = accountChange(write)
   write.plan = change
   if (!change) return {}
   const userId = Number(existing!.id)
   await lockUserTime(trx, { companyId, userId })
-  const locked: Row[] = await trx(MONTH_TABLE).where({ companyId, userId }).whereNotNull('lockedAt').orderBy('month').select('month')
+  const locked: Row[] = await trx(MONTH_TABLE)
+    .where({ companyId, userId })
+    .whereNotNull('lockedAt')
+    .orderBy('month')
+    .select('month')
   const months = locked.map((row) => dayOf(row.month))
   if (change.balanceChanged && months.length > 0) {
-    throw new Conflict(`The opening balance of user ${userId} cannot change: the time sheet month ${months.join(', ')} is approved and locked; reopen it (status draft) first`, {
-      months,
-      validationErrors: { openingBalance: 'cannot change once a month of the user is locked' }
-    })
+    throw new Conflict(
+      `The opening balance of user ${userId} cannot change: the time sheet month ${months.join(', ')} is approved and locked; reopen it (status draft) first`,
+      {
+        months,
+        validationErrors: { openingBalance: 'cannot change once a month of the user is locked' }
+      }
+    )
   }
   const affected = months.filter((month) => lastDayOfMonth(month) >= change.effectFrom)
   if (change.fromChanged && affected.length > 0) {
-    throw new Conflict(`employedFrom of user ${userId} cannot move to or from a day on or before the end of the locked time sheet month ${affected.join(', ')}; reopen it (status draft) first`, {
-      months: affected,
-      validationErrors: { employedFrom: 'would change a locked month' }
-    })
+    throw new Conflict(
+      `employedFrom of user ${userId} cannot move to or from a day on or before the end of the locked time sheet month ${affected.join(', ')}; reopen it (status draft) first`,
+      {
+        months: affected,
+        validationErrors: { employedFrom: 'would change a locked month' }
+      }
+    )
   }
   return {}
 }
@@ -66,8 +82,14 @@ export async function afterAccountWrite(id: number, write: PlannedWrite<AccountP
   const { plan: change, trx, companyId } = write
   if (!change) return
   const chainStart = chainStartOf(await loadAccountStart(trx, companyId, id))
-  const last = await trx(MONTH_TABLE).where({ companyId, userId: id }).where('month', '>=', chainStart).max('month as month').first()
-  const created = last?.month ? await ensureSheets(trx, companyId, id, { months: [dayOf(last.month)] }, chainStart) : { days: [], weeks: [], months: [] }
+  const last = await trx(MONTH_TABLE)
+    .where({ companyId, userId: id })
+    .where('month', '>=', chainStart)
+    .max('month as month')
+    .first()
+  const created = last?.month
+    ? await ensureSheets(trx, companyId, id, { months: [dayOf(last.month)] }, chainStart)
+    : { days: [], weeks: [], months: [] }
   const changed = await recomputeUser(trx, companyId, id, change.effectFrom)
   await publishAfterCommit(write.app, write.params, [
     { path: 'v1/time-sheet-months', event: 'created', ids: created.months.map((row) => row.id) },

@@ -17,8 +17,10 @@ export const PASSWORD_MAX_BYTES = 72
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 export function passwordError(password: unknown): string | null {
-  if (typeof password !== 'string' || password.length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters long`
-  if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) return `must be at most ${PASSWORD_MAX_BYTES} bytes long (UTF-8)`
+  if (typeof password !== 'string' || password.length < PASSWORD_MIN_LENGTH)
+    return `must be at least ${PASSWORD_MIN_LENGTH} characters long`
+  if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES)
+    return `must be at most ${PASSWORD_MAX_BYTES} bytes long (UTF-8)`
   return null
 }
 
@@ -33,10 +35,15 @@ export interface NewAccount {
 /** Field errors of a new account (admins must be able to sign in, so they need a password). */
 export function accountErrors(input: Omit<NewAccount, 'companyId'>): Record<string, string> {
   const errors: Record<string, string> = {}
-  if (typeof input.email !== 'string' || !EMAIL_PATTERN.test(input.email) || input.email.length > 255) errors.email = 'must be an email address'
-  if (typeof input.fullName !== 'string' || !input.fullName.trim() || input.fullName.length > 255) errors.fullName = 'is required (at most 255 characters)'
+  if (typeof input.email !== 'string' || !EMAIL_PATTERN.test(input.email) || input.email.length > 255)
+    errors.email = 'must be an email address'
+  if (typeof input.fullName !== 'string' || !input.fullName.trim() || input.fullName.length > 255)
+    errors.fullName = 'is required (at most 255 characters)'
   if (input.password != null || input.roleType === 'admin') {
-    const problem = input.password == null ? 'is required for an administrator (who must be able to sign in)' : passwordError(input.password)
+    const problem =
+      input.password == null
+        ? 'is required for an administrator (who must be able to sign in)'
+        : passwordError(input.password)
     if (problem) errors.password = problem
   }
   return errors
@@ -44,7 +51,10 @@ export function accountErrors(input: Omit<NewAccount, 'companyId'>): Record<stri
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
-export const findUserByEmail = (db: Knex | Knex.Transaction, email: string) => db('users').where({ emailNormalized: normalizeEmail(email) }).first()
+export const findUserByEmail = (db: Knex | Knex.Transaction, email: string) =>
+  db('users')
+    .where({ emailNormalized: normalizeEmail(email) })
+    .first()
 
 /** Creates a user of the company's role of that type; 409 when the email is taken (emails are global). */
 export async function createAccount(db: Knex, input: NewAccount): Promise<number> {
@@ -54,7 +64,8 @@ export async function createAccount(db: Knex, input: NewAccount): Promise<number
   return db.transaction(async (trx) => {
     const role = await trx('roles').where({ companyId: input.companyId, type: input.roleType }).first('id', 'type')
     if (!role) throw new NotFound(`Company ${input.companyId} does not exist or has no ${input.roleType} role`)
-    if (await findUserByEmail(trx, input.email)) throw new Conflict('A user with this email already exists', { validationErrors: { email: 'already exists' } })
+    if (await findUserByEmail(trx, input.email))
+      throw new Conflict('A user with this email already exists', { validationErrors: { email: 'already exists' } })
     const now = new Date().toISOString()
     const [row] = await trx('users').insert(
       {
@@ -82,7 +93,11 @@ export async function setPassword(db: Knex | Knex.Transaction, userId: number, p
   const passwordHash = await hashPassword(password)
   await db('users')
     .where({ id: userId })
-    .update({ passwordHash, sessionVersion: db.raw('?? + 1', ['session_version']), updatedAt: new Date().toISOString() })
+    .update({
+      passwordHash,
+      sessionVersion: db.raw('?? + 1', ['session_version']),
+      updatedAt: new Date().toISOString()
+    })
 }
 
 /**
@@ -94,11 +109,19 @@ export async function deactivateAccount(db: Knex, companyId: number, userId: num
   return db.transaction(async (trx) => {
     const user = await trx('users').where({ id: userId, companyId }).first('id', 'roleType', 'deactivatedAt')
     if (!user) throw new NotFound(`No user with id ${userId}`)
-    if (user.deactivatedAt) throw new Conflict('The user is already deactivated', { reason: 'already-deactivated', ids: [userId] })
+    if (user.deactivatedAt)
+      throw new Conflict('The user is already deactivated', { reason: 'already-deactivated', ids: [userId] })
     if (user.roleType === 'admin') {
-      const admins = await trx('users').where({ companyId, roleType: 'admin' }).whereNull('deactivatedAt').forUpdate().select('id')
+      const admins = await trx('users')
+        .where({ companyId, roleType: 'admin' })
+        .whereNull('deactivatedAt')
+        .forUpdate()
+        .select('id')
       if (admins.every((admin) => admin.id === userId)) {
-        throw new Conflict('The last active administrator of a company cannot be deactivated: add another administrator first', { reason: 'last-admin', ids: [userId] })
+        throw new Conflict(
+          'The last active administrator of a company cannot be deactivated: add another administrator first',
+          { reason: 'last-admin', ids: [userId] }
+        )
       }
     }
     const now = new Date().toISOString()
@@ -109,4 +132,5 @@ export async function deactivateAccount(db: Knex, companyId: number, userId: num
 }
 
 /** Ends every settings session of the user (logout): tokens carry the version they were minted at. */
-export const endSessions = (db: Knex, userId: number) => db('users').where({ id: userId }).increment('sessionVersion', 1)
+export const endSessions = (db: Knex, userId: number) =>
+  db('users').where({ id: userId }).increment('sessionVersion', 1)

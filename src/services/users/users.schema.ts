@@ -24,7 +24,9 @@ export const userResource = defineResource({
     id: output(Id()),
     fullName: writable(Str(255, { minLength: 1 }), { nullable: false }),
     email: writable(Email(), { nullable: false }),
-    password: writeOnly(Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_BYTES }), { stored: false }),
+    password: writeOnly(Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_BYTES }), {
+      stored: false
+    }),
     shortName: writable(Str()),
     staffNumber: writable(Str()),
     color: writable(Color()),
@@ -32,14 +34,42 @@ export const userResource = defineResource({
     roleType: output(Enum(ROLE_TYPES), { nullable: false }),
     deactivatedAt: writable(Timestamp()),
     externalId: writable(Str()),
-    employedFrom: writable(DateString({ description: 'The first day of the time account (company timezone); days before it have target 0. Default: the day the user is created.' }), { nullable: false }),
-    openingBalance: writable(Num({ minimum: -100_000, maximum: 100_000, description: 'Overtime balance in minutes brought over from a previous system: the carry-in of the month of employedFrom.' }), { nullable: false }),
+    employedFrom: writable(
+      DateString({
+        description:
+          'The first day of the time account (company timezone); days before it have target 0. Default: the day the user is created.'
+      }),
+      { nullable: false }
+    ),
+    openingBalance: writable(
+      Num({
+        minimum: -100_000,
+        maximum: 100_000,
+        description:
+          'Overtime balance in minutes brought over from a previous system: the carry-in of the month of employedFrom.'
+      }),
+      { nullable: false }
+    ),
     createdAt: output(Timestamp()),
     updatedAt: output(Timestamp())
   },
   required: ['fullName', 'email'],
   references: { roleId: { table: 'roles' } },
-  filters: ['id', 'roleId', 'fullName', 'email', 'shortName', 'roleType', 'staffNumber', 'deactivatedAt', 'externalId', 'employedFrom', 'openingBalance', 'createdAt', 'updatedAt'],
+  filters: [
+    'id',
+    'roleId',
+    'fullName',
+    'email',
+    'shortName',
+    'roleType',
+    'staffNumber',
+    'deactivatedAt',
+    'externalId',
+    'employedFrom',
+    'openingBalance',
+    'createdAt',
+    'updatedAt'
+  ],
   async beforeWrite(write) {
     const { data, method, existing, companyId, trx, params } = write
     const errors: ValidationErrors = {}
@@ -64,7 +94,8 @@ export const userResource = defineResource({
   async toRow(row, { data, trx }) {
     if (data.email !== undefined) row.emailNormalized = String(data.email).toLowerCase()
     // Non-admins have no settings sessions (CONTRACT §2), so no session version to bump here.
-    if (data.password !== undefined) row.passwordHash = data.password === null ? null : await hashPassword(data.password)
+    if (data.password !== undefined)
+      row.passwordHash = data.password === null ? null : await hashPassword(data.password)
     if (row.roleId !== undefined) {
       const role = await trx('roles').where({ id: row.roleId }).first('type')
       row.roleType = role.type
