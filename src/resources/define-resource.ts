@@ -2,7 +2,7 @@ import { Type, TSchema, TObject } from '@feathersjs/typebox'
 import type { Static } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
 import type { Application, Params } from '../declarations'
-import { Nullable } from './types'
+import { Id, Nullable, Timestamp } from './types'
 
 export type Method = 'find' | 'get' | 'create' | 'patch' | 'remove'
 
@@ -181,10 +181,11 @@ export interface ExtraFilter {
 export interface ResourceDeclaration<Plan = any, RemovePlan = any> {
   /** Collection path segment under /v1, e.g. `customers`. */
   path: string
+  /** The table; `defineResource` derives it from the path (`time-entries`: `time_entries`). */
   table: string
   /** Singular entity name used in schemas and messages, e.g. `Customer`. */
   entity: string
-  /** Name of the path parameter, e.g. `customerId`. */
+  /** Name of the path parameter; `defineResource` derives it from the entity (`Customer`: `customerId`). */
   idParam: string
   /** Localized display names (spec table); English is the entity name split into words. */
   displayNames?: { DE?: string; IT?: string; EN?: string }
@@ -255,9 +256,39 @@ export interface ResourceTypes<F> {
   patch: PatchOf<F>
 }
 
+const standardId = () => output(Id())
+const standardTimestamp = () => output(Timestamp())
+/** The fields every resource has: its id, first, and the audit timestamps, last. */
+type StandardFields = {
+  id: ReturnType<typeof standardId>
+  createdAt: ReturnType<typeof standardTimestamp>
+  updatedAt: ReturnType<typeof standardTimestamp>
+}
+
+/**
+ * A declaration as written: `table`, `idParam` and the standard fields (`id`, `createdAt`,
+ * `updatedAt`) are derived; a resource that differs gives its own.
+ */
+export type ResourceInput<Plan, RemovePlan, F> = Omit<ResourceDeclaration<Plan, RemovePlan>, 'table' | 'idParam'> &
+  Partial<Pick<ResourceDeclaration, 'table' | 'idParam'>> & { fields: F }
+
+/** `time-entries` (the last path segment): `time_entries`. */
+const tableOf = (path: string) => path.split('/').pop()!.replace(/-/g, '_')
+/** `TimeEntry`: `timeEntryId`. */
+const idParamOf = (entity: string) => `${entity[0].toLowerCase()}${entity.slice(1)}Id`
+
 export function defineResource<F extends Record<string, FieldSpec>, Plan = undefined, RemovePlan = undefined>(
-  decl: ResourceDeclaration<Plan, RemovePlan> & { fields: F }
-): Resource<Plan, RemovePlan> & { types?: ResourceTypes<F> } {
+  input: ResourceInput<Plan, RemovePlan, F>
+): Resource<Plan, RemovePlan> & { types?: ResourceTypes<StandardFields & F> } {
+  const fields: Record<string, FieldSpec> = { id: standardId(), ...input.fields }
+  fields.createdAt ??= standardTimestamp()
+  fields.updatedAt ??= standardTimestamp()
+  const decl: ResourceDeclaration<Plan, RemovePlan> = {
+    ...input,
+    table: input.table ?? tableOf(input.path),
+    idParam: input.idParam ?? idParamOf(input.entity),
+    fields
+  }
   for (const name of Object.keys(decl.fields)) {
     if (requiredOutput.has(name)) decl.fields[name].nullable = false
   }

@@ -1,27 +1,22 @@
-import { defineResource, output, writable, createOnly } from '../../resources/define-resource'
+import { defineResource, writable, createOnly } from '../../resources/define-resource'
 import type { ValidationErrors } from '../../resources/define-resource'
 import { nextOrder } from '../../resources/ordering'
-import { Id, Int32, Nullable, Str, Text, Timestamp } from '../../resources/types'
+import { Id, Int32, Nullable, Str, Text } from '../../resources/types'
 import { defaultFromCatalogue, refuseClearing } from '../assignments/work-order-rules'
 
 export const assignmentEventGroupResource = defineResource({
   path: 'assignment-event-groups',
-  table: 'assignment_event_groups',
   entity: 'AssignmentEventGroup',
-  idParam: 'assignmentEventGroupId',
   displayNames: { DE: 'Arbeitsschrittgruppe', IT: 'Gruppo', EN: 'Assignment Event Group' },
   methods: ['find', 'get', 'create', 'patch', 'remove'],
   fields: {
-    id: output(Id()),
     note: writable(Text()),
     // Absent or null on create: after the assignment's last group.
     order: writable(Int32(), { nullable: false, writeSchema: Nullable(Int32()) }),
     // Absent or null on create: the company's first active group type.
     typeId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()) }),
     assignmentId: createOnly(Id(), { nullable: false }),
-    externalId: writable(Str()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    externalId: writable(Str())
   },
   required: ['assignmentId'],
   references: {

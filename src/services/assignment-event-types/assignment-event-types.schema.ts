@@ -1,22 +1,17 @@
 import { defineResource, output } from '../../resources/define-resource'
-import { Color, Id, Int32, Str, Timestamp } from '../../resources/types'
+import { Color, Int32, Str, Timestamp } from '../../resources/types'
 
 /** Read-only lookup, seeded per company (CONTRACT §9: work and travel). */
 export const assignmentEventTypeResource = defineResource({
   path: 'assignment-event-types',
-  table: 'assignment_event_types',
   entity: 'AssignmentEventType',
-  idParam: 'assignmentEventTypeId',
   methods: ['find', 'get'],
   fields: {
-    id: output(Id()),
     name: output(Str(), { nullable: false }),
     shortName: output(Str()),
     color: output(Color()),
     order: output(Int32(), { nullable: false }),
-    deactivatedAt: output(Timestamp()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    deactivatedAt: output(Timestamp())
   },
   filters: ['id', 'name', 'deactivatedAt', 'createdAt', 'updatedAt']
 })

@@ -1,6 +1,6 @@
 import { Type } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
-import { defineResource, output, writable, createOnly } from '../../resources/define-resource'
+import { defineResource, writable, createOnly } from '../../resources/define-resource'
 import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { nextOrder } from '../../resources/ordering'
 import { Bool, Id, IdList, Int32, Nullable, Num, Str, Text, Timestamp } from '../../resources/types'
@@ -97,13 +97,10 @@ function whereAssignedTo(builder: Knex.QueryBuilder, userIds: unknown[], company
 
 export const assignmentEventResource = defineResource({
   path: 'assignment-events',
-  table: 'assignment_events',
   entity: 'AssignmentEvent',
-  idParam: 'assignmentEventId',
   displayNames: { DE: 'Arbeitsschritt', IT: 'Fase di lavoro', EN: 'Assignment Event' },
   methods: ['find', 'get', 'create', 'patch', 'remove'],
   fields: {
-    id: output(Id()),
     // Absent or null on create: the type's name.
     name: writable(Str(255, { minLength: 1 }), { nullable: false, writeSchema: Nullable(Str(255, { minLength: 1 })) }),
     startsAt: writable(Timestamp()),
@@ -129,9 +126,7 @@ export const assignmentEventResource = defineResource({
     assignedGangs: writable(IdList(), { stored: false, nullable: false, writeSchema: Nullable(IdList()) }),
     addressStartFrom: writable(EventAddress, { json: true, writeSchema: AddressLine }),
     addressDestination: writable(EventAddress, { json: true, writeSchema: AddressLine }),
-    addressReturnTo: writable(EventAddress, { json: true, writeSchema: AddressLine }),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    addressReturnTo: writable(EventAddress, { json: true, writeSchema: AddressLine })
   },
   required: ['assignmentId', 'typeId'],
   references: {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex'
-import { defineResource, output, writable } from '../../resources/define-resource'
+import { defineResource, writable } from '../../resources/define-resource'
 import type { ValidationErrors } from '../../resources/define-resource'
-import { Address, AddressWrite, Color, Id, Nullable, Str, Text, Timestamp } from '../../resources/types'
+import { Address, AddressWrite, Color, Id, Nullable, Str, Text } from '../../resources/types'
 import { defaultFromCatalogue, refuseClearing, refuseWhenBooked, scheduleUploadFiles } from './work-order-rules'
 
 /**
@@ -23,13 +23,10 @@ export async function nextAssignmentNumber(trx: Knex, companyId: number): Promis
 
 export const assignmentResource = defineResource({
   path: 'assignments',
-  table: 'assignments',
   entity: 'Assignment',
-  idParam: 'assignmentId',
   displayNames: { DE: 'Auftrag', IT: 'Ordine', EN: 'Assignment' },
   methods: ['find', 'get', 'create', 'patch', 'remove'],
   fields: {
-    id: output(Id()),
     number: writable(Str()),
     name: writable(Str(255, { minLength: 1 }), { nullable: false }),
     comment: writable(Text()),
@@ -42,9 +39,7 @@ export const assignmentResource = defineResource({
     typeId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()) }),
     responsibleUserId: writable(Id()),
     statusId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()) }),
-    externalId: writable(Str()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    externalId: writable(Str())
   },
   required: ['name', 'customerId'],
   references: {

@@ -1,6 +1,6 @@
 import { Type, TSchema } from '@feathersjs/typebox'
-import { defineResource, output, writable } from '../../resources/define-resource'
-import { Address, AddressWrite, Bool, Email, Id, Str, Timestamp } from '../../resources/types'
+import { defineResource, writable } from '../../resources/define-resource'
+import { Address, AddressWrite, Bool, Email, Str } from '../../resources/types'
 
 const Telephone = Type.Object(
   { label: Type.Optional(Str()), isDefault: Type.Optional(Bool()), telephoneNumber: Str() },
@@ -19,13 +19,10 @@ const list = <T extends TSchema>(item: T) => Type.Array(item, { maxItems: 100 })
 
 export const customerResource = defineResource({
   path: 'customers',
-  table: 'customers',
   entity: 'Customer',
-  idParam: 'customerId',
   displayNames: { DE: 'Kunde', IT: 'Cliente', EN: 'Customer' },
   methods: ['find', 'get', 'create', 'patch', 'remove'],
   fields: {
-    id: output(Id()),
     number: writable(Str()),
     companyName: writable(Str(255, { description: 'Required unless `surname` is given.' })),
     externalId: writable(Str()),
@@ -36,9 +33,7 @@ export const customerResource = defineResource({
     telephones: writable(list(Telephone), { json: true }),
     emails: writable(list(EmailEntry), { json: true }),
     urls: writable(list(Url), { json: true }),
-    billingAddress: writable(Address, { json: true, writeSchema: AddressWrite }),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    billingAddress: writable(Address, { json: true, writeSchema: AddressWrite })
   },
   filters: ['id', 'number', 'companyName', 'externalId', 'createdAt', 'updatedAt'],
   createRule: {

@@ -1,24 +1,19 @@
-import { defineResource, output, writable } from '../../resources/define-resource'
+import { defineResource, writable } from '../../resources/define-resource'
 import type { Row } from '../../resources/define-resource'
-import { Id, IdList, Int32, Nullable, Str, Timestamp } from '../../resources/types'
+import { IdList, Int32, Nullable, Str, Timestamp } from '../../resources/types'
 import { defaultOrder } from '../../resources/ordering'
 
 /** Members live in `gang_users`; `userIds` is always the whole list (null or [] clears it), ascending. */
 export const gangResource = defineResource({
   path: 'gangs',
-  table: 'gangs',
   entity: 'Gang',
-  idParam: 'gangId',
   methods: ['find', 'get', 'create', 'patch', 'remove'],
   fields: {
-    id: output(Id()),
     name: writable(Str(255, { minLength: 1 }), { nullable: false }),
     order: writable(Int32(), { nullable: false }),
     userIds: writable(IdList(), { stored: false, nullable: false, writeSchema: Nullable(IdList()) }),
     deactivatedAt: writable(Timestamp()),
-    externalId: writable(Str()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    externalId: writable(Str())
   },
   required: ['name'],
   references: { userIds: { table: 'users', many: true, active: true } },

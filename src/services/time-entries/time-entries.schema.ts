@@ -32,12 +32,9 @@ const Pauses = Type.Array(Pause, { maxItems: 100 })
  */
 export const timeEntryResource = defineResource({
   path: 'time-entries',
-  table: 'time_entries',
   entity: 'TimeEntry',
-  idParam: 'timeEntryId',
   methods: ['find', 'get', 'create', 'patch', 'remove'],
   fields: {
-    id: output(Id()),
     typeId: createOnly(Id(), { nullable: false }),
     startsAt: writable(Timestamp(), { nullable: false }),
     endsAt: writable(Timestamp()),
@@ -62,9 +59,7 @@ export const timeEntryResource = defineResource({
     endLatitude: writable(Latitude()),
     endLongitude: writable(Longitude()),
     endTrackingError: writable(Str()),
-    externalId: writable(Str()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    externalId: writable(Str())
   },
   required: ['userId', 'typeId', 'startsAt'],
   references: {

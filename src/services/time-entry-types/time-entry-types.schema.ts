@@ -1,24 +1,19 @@
-import { createOnly, defineResource, output, patchOnly, writable } from '../../resources/define-resource'
+import { createOnly, defineResource, patchOnly, writable } from '../../resources/define-resource'
 import { Bool, Id, Int32, Str, Timestamp } from '../../resources/types'
 import { defaultOrder } from '../../resources/ordering'
 
 /** An `isUnassigned` type books time outside any assignment, so it has no event type. */
 export const timeEntryTypeResource = defineResource({
   path: 'time-entry-types',
-  table: 'time_entry_types',
   entity: 'TimeEntryType',
-  idParam: 'timeEntryTypeId',
   methods: ['find', 'get', 'create', 'patch'],
   fields: {
-    id: output(Id()),
     name: writable(Str(255, { minLength: 1 }), { nullable: false }),
     isUnassigned: createOnly(Bool(), { nullable: false }),
     eventTypeId: createOnly(Id()),
     order: writable(Int32(), { nullable: false }),
     deactivatedAt: patchOnly(Timestamp()),
-    externalId: writable(Str()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    externalId: writable(Str())
   },
   required: ['name'],
   references: { eventTypeId: { table: 'assignment_event_types', active: true } },

@@ -15,12 +15,9 @@ const MinutesWrite = () => Num({ minimum: 0, maximum: 1440 })
  */
 export const timeSheetDayResource = defineResource({
   path: 'time-sheet-days',
-  table: 'time_sheet_days',
   entity: 'TimeSheetDay',
-  idParam: 'timeSheetDayId',
   methods: ['find', 'get', 'create', 'patch'],
   fields: {
-    id: output(Id()),
     userId: createOnly(Id(), { nullable: false }),
     day: createOnly(DateString(), { nullable: false }),
     status: writable(Enum(SHEET_STATUSES), { nullable: false }),
@@ -45,9 +42,7 @@ export const timeSheetDayResource = defineResource({
     declinedById: output(Id()),
     manipulatedAt: output(Timestamp()),
     manipulatedById: output(Id()),
-    externalId: writable(Str()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    externalId: writable(Str())
   },
   required: ['userId', 'day'],
   references: { userId: { table: 'users' } },

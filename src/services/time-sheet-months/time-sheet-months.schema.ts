@@ -91,12 +91,9 @@ async function loadMonthFigures(items: Row[], { params }: ReadContext) {
  */
 export const timeSheetMonthResource = defineResource({
   path: 'time-sheet-months',
-  table: 'time_sheet_months',
   entity: 'TimeSheetMonth',
-  idParam: 'timeSheetMonthId',
   methods: ['find', 'get', 'patch'],
   fields: {
-    id: output(Id()),
     userId: output(Id(), { nullable: false }),
     month: output(DateString(), { nullable: false }),
     status: patchOnly(Enum(SHEET_STATUSES), { nullable: false }),
@@ -133,9 +130,7 @@ export const timeSheetMonthResource = defineResource({
     computedAt: output(Timestamp()),
     carryInManual: writeOnly(ManualCarry(), { create: false, stored: false }),
     carryOutManual: writeOnly(ManualCarry(), { create: false, stored: false }),
-    externalId: patchOnly(Str()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    externalId: patchOnly(Str())
   },
   filters: ['id', 'userId', 'month', 'status', 'externalId', 'createdAt', 'updatedAt'],
   beforeWrite: checkMonth,

@@ -34,12 +34,9 @@ async function fanOutWeek(id: number, { data, companyId, trx, app, params }: Pla
  */
 export const timeSheetWeekResource = defineResource({
   path: 'time-sheet-weeks',
-  table: 'time_sheet_weeks',
   entity: 'TimeSheetWeek',
-  idParam: 'timeSheetWeekId',
   methods: ['find', 'get', 'patch'],
   fields: {
-    id: output(Id()),
     userId: output(Id(), { nullable: false }),
     weekStart: output(DateString(), { nullable: false }),
     status: patchOnly(Enum(SHEET_STATUSES), { nullable: false }),
@@ -56,9 +53,7 @@ export const timeSheetWeekResource = defineResource({
     hasOpenTimeEntryCount: output(Count(), { nullable: false }),
     openTimeEntryEarliestDay: output(DateString()),
     computedAt: output(Timestamp()),
-    externalId: patchOnly(Str()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    externalId: patchOnly(Str())
   },
   filters: ['id', 'userId', 'weekStart', 'status', 'externalId', 'createdAt', 'updatedAt'],
   beforeWrite: lockWeekUser,

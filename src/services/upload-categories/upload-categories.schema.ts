@@ -1,5 +1,5 @@
-import { defineResource, output, patchOnly, writable } from '../../resources/define-resource'
-import { Color, Id, IdList, Int32, Nullable, Str, Text, Timestamp } from '../../resources/types'
+import { defineResource, patchOnly, writable } from '../../resources/define-resource'
+import { Color, IdList, Int32, Nullable, Str, Text, Timestamp } from '../../resources/types'
 import { defaultOrder } from '../../resources/ordering'
 
 /**
@@ -8,20 +8,15 @@ import { defaultOrder } from '../../resources/ordering'
  */
 export const uploadCategoryResource = defineResource({
   path: 'upload-categories',
-  table: 'upload_categories',
   entity: 'UploadCategory',
-  idParam: 'uploadCategoryId',
   methods: ['find', 'get', 'create', 'patch'],
   fields: {
-    id: output(Id()),
     name: writable(Str(255, { minLength: 1 }), { nullable: false }),
     color: writable(Color()),
     order: writable(Int32(), { nullable: false }),
     deactivatedAt: patchOnly(Timestamp()),
     roleIds: writable(IdList(), { json: true, nullable: false, writeSchema: Nullable(IdList()) }),
-    additionalProperties: writable(Text()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    additionalProperties: writable(Text())
   },
   required: ['name'],
   references: { roleIds: { table: 'roles', many: true } },

@@ -2,7 +2,7 @@ import { Type } from '@feathersjs/typebox'
 import { defineResource, output, patchOnly, writable } from '../../resources/define-resource'
 import type { ValidationErrors } from '../../resources/define-resource'
 import type { Params } from '../../declarations'
-import { Id, Str, Text, Timestamp } from '../../resources/types'
+import { Id, Str, Text } from '../../resources/types'
 import { sanitizeFileName } from './file-name'
 import { downloadPath, downloadUrl } from './download-url'
 import { API_PREFIX } from '../../resources/register'
@@ -40,12 +40,9 @@ export interface UploadParams extends Params, StoredFilesParams {
  */
 export const uploadResource = defineResource({
   path: 'uploads',
-  table: 'uploads',
   entity: 'Upload',
-  idParam: 'uploadId',
   methods: ['find', 'get', 'create', 'patch', 'remove'],
   fields: {
-    id: output(Id()),
     mimeType: output(Str(), { nullable: false }),
     fileSize: output(Type.Integer({ minimum: 1 }), { nullable: false }),
     fileName: patchOnly(Str(255, { minLength: 1 }), { nullable: false }),
@@ -54,9 +51,7 @@ export const uploadResource = defineResource({
     categoryId: writable(Id()),
     assignmentId: output(Id()),
     assignmentEventId: output(Id()),
-    additionalProperties: writable(Text()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    additionalProperties: writable(Text())
   },
   references: { categoryId: { table: 'upload_categories', active: true } },
   filters: ['id', 'categoryId'],

@@ -15,12 +15,9 @@ import {
  */
 export const userAbsenceResource = defineResource({
   path: 'user-absences',
-  table: 'user_absences',
   entity: 'UserAbsence',
-  idParam: 'userAbsenceId',
   methods: ['find', 'get', 'create', 'patch', 'remove'],
   fields: {
-    id: output(Id()),
     typeId: createOnly(Id(), { nullable: false }),
     userId: createOnly(Id(), { nullable: false }),
     startsAt: writable(Timestamp(), { nullable: false }),
@@ -37,9 +34,7 @@ export const userAbsenceResource = defineResource({
     compensatedById: writable(Id()),
     workDays: output(Num({ minimum: 0 }), { stored: false, nullable: false }),
     status: output(Enum(ABSENCE_STATUSES), { nullable: false }),
-    externalId: writable(Str()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    externalId: writable(Str())
   },
   required: ['typeId', 'userId', 'startsAt', 'endsAt'],
   references: {

@@ -1,6 +1,6 @@
 import { Type, TInteger } from '@feathersjs/typebox'
-import { defineResource, createOnly, output, writable } from '../../resources/define-resource'
-import { DateString, Id, Str, Text, Timestamp } from '../../resources/types'
+import { defineResource, createOnly, writable } from '../../resources/define-resource'
+import { DateString, Id, Str, Text } from '../../resources/types'
 import { SHORT_WEEKDAYS, ShortWeekday } from '../../timesheets/schedule'
 import {
   afterVersionRemove,
@@ -29,13 +29,10 @@ export const WeeklyTargets = Type.Object(
  */
 export const userWorkingTimeResource = defineResource({
   path: 'user-working-times',
-  table: 'user_working_times',
   entity: 'UserWorkingTime',
-  idParam: 'userWorkingTimeId',
   displayNames: { DE: 'Arbeitszeitmodell', IT: 'Orario di lavoro', EN: 'User working time' },
   methods: ['find', 'get', 'create', 'patch', 'remove'],
   fields: {
-    id: output(Id()),
     userId: createOnly(Id(), { nullable: false }),
     validFrom: writable(
       DateString({
@@ -46,9 +43,7 @@ export const userWorkingTimeResource = defineResource({
     ),
     targets: writable(WeeklyTargets, { nullable: false, json: true }),
     note: writable(Text()),
-    externalId: writable(Str()),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    externalId: writable(Str())
   },
   required: ['userId', 'validFrom', 'targets'],
   references: { userId: { table: 'users', active: true } },

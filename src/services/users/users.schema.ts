@@ -15,13 +15,10 @@ import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH, passwordError } from './user-a
  */
 export const userResource = defineResource({
   path: 'users',
-  table: 'users',
   entity: 'User',
-  idParam: 'userId',
   displayNames: { DE: 'Benutzer/Mitarbeiter', IT: 'Dipendente' },
   methods: ['find', 'get', 'create', 'patch'],
   fields: {
-    id: output(Id()),
     fullName: writable(Str(255, { minLength: 1 }), { nullable: false }),
     email: writable(Email(), { nullable: false }),
     password: writeOnly(Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_BYTES }), {
@@ -49,9 +46,7 @@ export const userResource = defineResource({
           'Overtime balance in minutes brought over from a previous system: the carry-in of the month of employedFrom.'
       }),
       { nullable: false }
-    ),
-    createdAt: output(Timestamp()),
-    updatedAt: output(Timestamp())
+    )
   },
   required: ['fullName', 'email'],
   references: { roleId: { table: 'roles' } },
