@@ -2,6 +2,7 @@ import { BadRequest, Conflict, FeathersError, GeneralError, Unavailable } from '
 import { ERROR } from '@feathersjs/knex'
 import type { HookContext, NextFunction } from '../declarations'
 import { camelCase } from '../db/knex'
+import { conflict } from '../errors'
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -93,7 +94,7 @@ export function stillReferenced(
       : parts.length === 1
         ? parts[0]
         : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`
-  return new Conflict(`The ${entity} is still referenced by ${by}`, { reason: 'still-referenced', references })
+  return conflict(`The ${entity} is still referenced by ${by}`, { reason: 'still-referenced', references })
 }
 
 /**
@@ -108,9 +109,9 @@ export function toApiError(raw: any, method?: string, query?: Record<string, unk
   const message = String(error?.message ?? '')
   if (code === '23505' || (code === 'SQLITE_CONSTRAINT' && message.includes('UNIQUE'))) {
     const field = uniqueField(error)
-    return new Conflict(
+    return conflict(
       field ? `A record with this ${field} already exists` : 'A record with these values already exists',
-      field ? { validationErrors: { [field]: 'already exists' } } : {}
+      field ? { reason: 'duplicate', validationErrors: { [field]: 'already exists' } } : { reason: 'duplicate' }
     )
   }
   if (isForeignKeyViolation(error)) {

@@ -3,6 +3,7 @@ import type { TObject, TSchema } from '@feathersjs/typebox'
 import type { Resource } from './define-resource'
 import { INT32_MAX } from './types'
 import { DEFAULT_PAGE_SIZE } from './query'
+import { CONFLICT_REASONS } from '../errors'
 
 /**
  * The API description (OpenAPI 3.1.0), generated from the declarations that validate requests:
@@ -89,7 +90,8 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
   405: { name: 'MethodNotAllowed', description: 'The method is not offered here; `Allow` lists the ones that are.' },
   409: {
     name: 'Conflict',
-    description: 'State conflict: duplicate, still referenced, locked or illegal workflow move.'
+    description:
+      'State conflict: duplicate, still referenced, locked or illegal workflow move; `data.reason` says which, `data.ids` names the records where there are.'
   },
   413: { name: 'PayloadTooLarge', description: 'Request body too large.' },
   415: { name: 'UnsupportedMediaType', description: 'Body is not `application/json`.' },
@@ -97,6 +99,11 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
   500: { name: 'GeneralError', description: 'Unexpected error (never with internals).' },
   503: { name: 'Unavailable', description: 'The database is not reachable; retry shortly.' }
 }
+
+/** The 409 reasons (src/errors.ts), as the Error schema lists them. */
+const CONFLICT_REASON_LIST = Object.keys(CONFLICT_REASONS)
+  .map((reason) => `\`${reason}\``)
+  .join(', ')
 
 const errorSchema: Json = {
   type: 'object',
@@ -124,7 +131,25 @@ const errorSchema: Json = {
         retryAfter: { type: 'integer', minimum: 1, description: 'With 429: seconds to wait, as in `Retry-After`.' },
         reason: {
           type: 'string',
-          description: 'With 403 and 409: a stable word for why, e.g. `still-referenced`, `admin-account`.'
+          description: `With 403 and 409: a stable word for why, e.g. \`admin-account\` (403). Every 409 has one: ${CONFLICT_REASON_LIST}.`
+        },
+        ids: {
+          type: 'array',
+          items: { type: 'integer', minimum: 1 },
+          description:
+            'With 403 and 409: the records the refusal names (the overlapping entry, the running entry, the deactivated user, …).'
+        },
+        days: {
+          type: 'array',
+          items: { type: 'string', format: 'date' },
+          description:
+            'With 409: the days that refuse the change (`future-days`, `day-approved`, `days-not-submitted`).'
+        },
+        months: {
+          type: 'array',
+          items: { type: 'string', format: 'date' },
+          description:
+            'With 409 `month-locked`: the first days of the locked months (a working-time change adds `userIds`, whose).'
         },
         references: {
           type: 'object',

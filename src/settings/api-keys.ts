@@ -1,4 +1,5 @@
-import { Conflict, NotFound } from '@feathersjs/errors'
+import { NotFound } from '@feathersjs/errors'
+import { conflict } from '../errors'
 import { Type } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
 import type { Application, Params } from '../declarations'
@@ -64,8 +65,9 @@ export class ApiKeysService {
 
   async remove(id: number, params: Params): Promise<ApiKeyWithSecret> {
     const existing = await this.get(id, params)
-    if (existing.revokedAt) throw new Conflict('The API key is already revoked')
-    if (!(await revokeApiKey(this.db, id, params.company!.id))) throw new Conflict('The API key is already revoked')
+    const revoked = () => conflict('The API key is already revoked', { reason: 'already-revoked', ids: [id] })
+    if (existing.revokedAt) throw revoked()
+    if (!(await revokeApiKey(this.db, id, params.company!.id))) throw revoked()
     // Sockets of other instances are closed by their revocation watch (src/channels.ts).
     disconnectApiKeys(this.app, [id])
     return this.get(id, params)

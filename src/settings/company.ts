@@ -1,4 +1,5 @@
-import { BadRequest, Conflict, NotFound } from '@feathersjs/errors'
+import { BadRequest, NotFound } from '@feathersjs/errors'
+import { conflict } from '../errors'
 import { Type } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
 import type { Application, Params } from '../declarations'
@@ -243,7 +244,8 @@ export class WorkingTimesService {
   }
 
   private static duplicate(validFrom: string) {
-    return new Conflict(`A working-time version from ${validFrom} exists; change it (PATCH) instead`, {
+    return conflict(`A working-time version from ${validFrom} exists; change it (PATCH) instead`, {
+      reason: 'version-exists',
       validationErrors: { validFrom: 'is taken by another version' }
     })
   }
@@ -309,7 +311,7 @@ export class WorkingTimesService {
       const index = versions.findIndex((version) => version.id === id)
       if (index < 0) throw new NotFound(`No working-time version ${id}`)
       if (index === 0) {
-        throw new Conflict(
+        throw conflict(
           `The first working-time version holds from ${FIRST_VERSION_DAY} and cannot be deleted; change it (PATCH) instead`,
           { reason: 'first-version', ids: [id] }
         )

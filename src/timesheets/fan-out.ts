@@ -1,4 +1,4 @@
-import { Conflict } from '@feathersjs/errors'
+import { conflict } from '../errors'
 import type { Knex } from 'knex'
 import { updateRows } from '../db/update-rows'
 import type { Row } from '../resources/define-resource'
@@ -43,7 +43,9 @@ export async function assertNoRunningEntry(trx: Knex.Transaction, owner: SheetOw
   const blocking = running.filter((entry) => wanted.has(calendarDay(entry.startsAt, owner.timezone)))
   if (blocking.length > 0) {
     const on = blocking.map((entry) => calendarDay(entry.startsAt, owner.timezone)).join(', ')
-    throw new Conflict(`A day with a running time entry cannot be submitted (${on}); end the entry first`, {
+    throw conflict(`A day with a running time entry cannot be submitted (${on}); end the entry first`, {
+      reason: 'running-entry',
+      ids: blocking.map((entry) => Number(entry.id)),
       timeEntryId: Number(blocking[0].id),
       validationErrors: { status: `running time entry on ${on}` }
     })
@@ -62,9 +64,10 @@ export async function assertNotLocked(trx: Knex.Transaction, owner: SheetOwner, 
       .select('month')
   ).map((row: Row) => row.month)
   if (locked.length > 0) {
-    throw new Conflict(
+    throw conflict(
       `The month ${locked.map(dayOf).join(', ')} is approved and locked; reopen the month (status draft) first`,
       {
+        reason: 'month-locked',
         months: locked.map(dayOf),
         validationErrors: { status: 'the month is locked' }
       }
@@ -88,7 +91,8 @@ async function daysToMove(trx: Knex.Transaction, owner: SheetOwner, rows: Row[],
     const others = withStatus('draft', 'declined')
     if (others.length > 0) {
       const listed = others.map((row) => `${dayOf(row.day)} (${row.status})`).join(', ')
-      throw new Conflict(`Every day must be submitted or approved before approving; not yet: ${listed}`, {
+      throw conflict(`Every day must be submitted or approved before approving; not yet: ${listed}`, {
+        reason: 'days-not-submitted',
         days: daysOf(others),
         validationErrors: { status: `days not submitted: ${daysOf(others).join(', ')}` }
       })

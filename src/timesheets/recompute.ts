@@ -1,4 +1,4 @@
-import { Conflict } from '@feathersjs/errors'
+import { conflict } from '../errors'
 import type { Knex } from 'knex'
 import { updateRows } from '../db/update-rows'
 import type { Row } from '../resources/define-resource'
@@ -85,8 +85,23 @@ async function rowsIn(
   return rows.filter((row) => wanted.has(dayOf(row[column])))
 }
 
-const approvedDaysMessage = (userId: number, days: string[]) =>
-  `The time sheet of user ${userId} is approved for ${days.sort().join(', ')}; reopen ${days.length === 1 ? 'the day' : 'those days'} (status draft) first`
+/** 409 for a write that touches approved days (as dates). */
+function refuseApprovedDays(userId: number, days: string[]) {
+  if (days.length === 0) return
+  throw conflict(
+    `The time sheet of user ${userId} is approved for ${days.sort().join(', ')}; reopen ${days.length === 1 ? 'the day' : 'those days'} (status draft) first`,
+    { reason: 'day-approved', days }
+  )
+}
+
+/** 409 for a write that touches locked months (as their first days). */
+function refuseLockedMonths(userId: number, months: string[]) {
+  if (months.length === 0) return
+  throw conflict(
+    `The time sheet month ${months.sort().join(', ')} of user ${userId} is approved and locked; reopen the month (status draft) first`,
+    { reason: 'month-locked', months }
+  )
+}
 
 /**
  * Refuses (409) a write that touches an approved day or a day of a locked month (CONTRACT §7.2,
@@ -99,18 +114,11 @@ export async function assertDaysWritable(
   const approved = (await rowsIn(trx, DAY_TABLE, 'day', { companyId, userId }, days))
     .filter((row) => row.status === 'approved')
     .map((row) => dayOf(row.day))
-  if (approved.length > 0) {
-    throw new Conflict(approvedDaysMessage(userId, approved), { days: approved })
-  }
+  refuseApprovedDays(userId, approved)
   const locked = (await rowsIn(trx, MONTH_TABLE, 'month', { companyId, userId }, days.map(monthOf)))
     .filter((row) => row.lockedAt)
     .map((row) => dayOf(row.month))
-  if (locked.length > 0) {
-    throw new Conflict(
-      `The time sheet month ${locked.sort().join(', ')} of user ${userId} is approved and locked; reopen the month (status draft) first`,
-      { months: locked }
-    )
-  }
+  refuseLockedMonths(userId, locked)
 }
 
 /**
@@ -150,19 +158,12 @@ export async function assertSpansWritable(
   const approved = (await rowsInSpans(trx, DAY_TABLE, 'day', user, spans, { status: 'approved' })).map((row) =>
     dayOf(row.day)
   )
-  if (approved.length > 0) {
-    throw new Conflict(approvedDaysMessage(userId, approved), { days: approved })
-  }
+  refuseApprovedDays(userId, approved)
   const monthSpans = spans.map(({ from, to }) => ({ from: monthOf(from), to }))
   const locked = (await rowsInSpans(trx, MONTH_TABLE, 'month', user, monthSpans))
     .filter((row) => row.lockedAt)
     .map((row) => dayOf(row.month))
-  if (locked.length > 0) {
-    throw new Conflict(
-      `The time sheet month ${locked.sort().join(', ')} of user ${userId} is approved and locked; reopen the month (status draft) first`,
-      { months: locked }
-    )
-  }
+  refuseLockedMonths(userId, locked)
 }
 
 /** Recomputes the rows that exist in `spans` (days, the weeks and months around them) and the carry chain after them. */

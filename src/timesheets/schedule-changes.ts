@@ -1,4 +1,4 @@
-import { Conflict } from '@feathersjs/errors'
+import { conflict } from '../errors'
 import type { Knex } from 'knex'
 import type { Day } from './calendar'
 import { monthOf } from './periods'
@@ -53,9 +53,10 @@ export async function assertNoLockedMonthIn(
   const months = [...new Set(locked.map((row) => row.month))]
   const whose =
     userId !== null ? `of user ${userId} ` : `of user ${[...new Set(locked.map((row) => row.userId))].join(', ')} `
-  throw new Conflict(
+  throw conflict(
     `The working-time version would change the time sheet month ${months.join(', ')} ${whose}that is approved and locked; reopen it (status draft) first, or let the version start after it`,
     {
+      reason: 'month-locked',
       months,
       userIds: [...new Set(locked.map((row) => row.userId))],
       validationErrors: { [field]: 'would change a locked month' }

@@ -1,4 +1,4 @@
-import { Conflict } from '@feathersjs/errors'
+import { conflict } from '../errors'
 
 /**
  * The approval workflows of time sheets (CONTRACT §7.4–7.6), each one table of allowed moves:
@@ -36,7 +36,8 @@ export const MONTH_MOVES: Moves = {
 export function assertMove(moves: Moves, entity: string, from: SheetStatus, to: SheetStatus) {
   if (from === to || moves[from].includes(to)) return
   const allowed = moves[from].join(', ') || 'none'
-  throw new Conflict(`A ${entity} cannot move from ${from} to ${to} (allowed from ${from}: ${allowed})`, {
+  throw conflict(`A ${entity} cannot move from ${from} to ${to} (allowed from ${from}: ${allowed})`, {
+    reason: 'illegal-move',
     validationErrors: { status: `cannot move from ${from} to ${to}` }
   })
 }
@@ -53,7 +54,7 @@ export function assertDaysHappened(to: SheetStatus, days: readonly string[], tod
   if (!MOVES_FOR_PAST_DAYS.includes(to)) return
   const future = days.filter((day) => day > today).sort()
   if (future.length === 0) return
-  throw new Conflict(`Days after today (${today}) cannot be ${to}: ${future.join(', ')}`, {
+  throw conflict(`Days after today (${today}) cannot be ${to}: ${future.join(', ')}`, {
     reason: 'future-days',
     days: future,
     validationErrors: { status: `days after today: ${future.join(', ')}` }

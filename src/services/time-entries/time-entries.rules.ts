@@ -1,4 +1,3 @@
-import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
 import type {
   PlannedRemove,
@@ -15,6 +14,7 @@ import { span, spansOverlap } from '../../timesheets/durations'
 import { changeClock, EntryClock, workedMs } from '../../timesheets/entry-clock'
 import { assertDaysWritable, lockUserTime, recomputeDays } from '../../timesheets/recompute'
 import { publishRecomputed } from '../../timesheets/events'
+import { conflict } from '../../errors'
 
 /**
  * The write rules of time entries (CONTRACT §7.2, §11.4): type/assignment/event consistency, the pause
@@ -101,14 +101,18 @@ async function assertNoOverlap(
   const others: Row[] = await query
   const running = clock.end === null ? others.find((other) => other.endsAt === null) : undefined
   if (running) {
-    throw new Conflict(`User ${userId} already has a running time entry (id ${running.id})`, {
+    throw conflict(`User ${userId} already has a running time entry (id ${running.id})`, {
+      reason: 'running-entry',
+      ids: [Number(running.id)],
       timeEntryId: Number(running.id)
     })
   }
   const mine = span(clock.start, clock.end)
   const overlapping = others.find((other) => spansOverlap(mine, span(other.startsAt, other.endsAt)))
   if (overlapping) {
-    throw new Conflict(`The time entry overlaps time entry ${overlapping.id} of user ${userId}`, {
+    throw conflict(`The time entry overlaps time entry ${overlapping.id} of user ${userId}`, {
+      reason: 'overlap',
+      ids: [Number(overlapping.id)],
       timeEntryId: Number(overlapping.id)
     })
   }
@@ -139,7 +143,11 @@ export async function checkTimeEntry(write: WriteContext<EntryPlan>): Promise<Va
   const outcome = changeClock(before, change, Date.now())
   if (!outcome.ok) {
     if (outcome.status === 409)
-      throw new Conflict(`Cannot change ${outcome.field}: ${outcome.message}`, { validationErrors: outcome.errors })
+      throw conflict(`Cannot change ${outcome.field}: ${outcome.message}`, {
+        reason: 'not-pausable',
+        ...(existing ? { ids: [Number(existing.id)] } : {}),
+        validationErrors: outcome.errors
+      })
     Object.assign(errors, outcome.errors)
   }
   // CONTRACT §10.3: a finished entry spans at most a day; named endsAt whichever end moved.

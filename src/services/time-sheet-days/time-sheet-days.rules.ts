@@ -1,4 +1,3 @@
-import { Conflict } from '@feathersjs/errors'
 import type { PlannedWrite, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { Day, calendarDay, millis } from '../../timesheets/calendar'
 import { MINUTE_MS, roundMinutes } from '../../timesheets/durations'
@@ -9,6 +8,7 @@ import { DAY_TABLE, dayOf, isoOrNull, numberOrNull } from '../../timesheets/shee
 import { today } from '../../timesheets/periods'
 import { DAY_MOVES, SheetStatus, assertDaysHappened, assertMove, moveColumns } from '../../timesheets/workflow'
 import { publishAfterCommit, recomputedEvents } from '../../timesheets/events'
+import { conflict } from '../../errors'
 
 /**
  * The write rules of time sheet days (CONTRACT §7.4): the workflow moves and their guards, the
@@ -59,9 +59,11 @@ function assertFieldsEditable(data: Row, raw: Row, from: SheetStatus, to: SheetS
   if (from !== 'submitted' && from !== 'approved') return
   const refused = changedFields(data, raw).filter((field) => !(field === 'declinedNote' && to === 'declined'))
   if (refused.length === 0) return
-  throw new Conflict(
+  throw conflict(
     `The time sheet day is ${from}: ${refused.join(', ')} cannot be changed; move it back to draft first`,
     {
+      reason: 'day-not-draft',
+      ids: [Number(raw.id)],
       validationErrors: Object.fromEntries(
         refused.map((field) => [field, `cannot be changed while the day is ${from}`])
       )
@@ -111,8 +113,11 @@ export async function checkTimeSheetDay(write: WriteContext<DayPlan>): Promise<V
   // A user of another company is the reference check's 400.
   if (!raw && !(await trx('users').where({ id: userId, companyId }).first('id'))) return
   await lockUserTime(trx, { companyId, userId })
-  if (!raw && (await trx(DAY_TABLE).where({ companyId, userId, day }).first('id'))) {
-    throw new Conflict(`User ${userId} already has a time sheet day for ${day}; change it with PATCH`, {
+  const taken: Row | undefined = raw ? undefined : await trx(DAY_TABLE).where({ companyId, userId, day }).first('id')
+  if (taken) {
+    throw conflict(`User ${userId} already has a time sheet day for ${day}; change it with PATCH`, {
+      reason: 'duplicate',
+      ids: [Number(taken.id)],
       validationErrors: { day: 'already has a time sheet day of this user' }
     })
   }

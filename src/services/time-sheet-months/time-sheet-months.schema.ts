@@ -1,4 +1,3 @@
-import { Conflict } from '@feathersjs/errors'
 import { defineResource, output, patchOnly, writeOnly } from '../../resources/define-resource'
 import type { PlannedWrite, ReadContext, Row, WriteContext } from '../../resources/define-resource'
 import { DateString, Enum, Id, Int32, Num, Str, Text, Timestamp } from '../../resources/types'
@@ -10,6 +9,7 @@ import { lockUserTime, recompute } from '../../timesheets/recompute'
 import { dayOf } from '../../timesheets/sheet-rows'
 import { MONTH_MOVES, SHEET_STATUSES, SheetStatus, assertMove } from '../../timesheets/workflow'
 import { publishFanOut } from '../../timesheets/events'
+import { conflict } from '../../errors'
 
 const Count = () => Int32({ minimum: 0 })
 const Minutes = () => Num()
@@ -23,9 +23,11 @@ async function checkMonth({ data, existing, companyId, trx }: WriteContext) {
   if (data.status !== undefined) assertMove(MONTH_MOVES, 'time sheet month', existing!.status, data.status)
   const manual = Object.keys(CARRY_MANUAL).filter((field) => data[field] !== undefined)
   if (existing!.lockedAt && manual.length > 0) {
-    throw new Conflict(
+    throw conflict(
       `The month is approved and locked: ${manual.join(', ')} cannot be changed; reopen the month (status draft) first`,
       {
+        reason: 'month-locked',
+        ids: [existing!.id],
         validationErrors: Object.fromEntries(manual.map((field) => [field, 'cannot be changed on a locked month']))
       }
     )

@@ -1,4 +1,3 @@
-import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
 import type {
   PlannedRemove,
@@ -15,6 +14,7 @@ import { assertSpansWritable, lockUserTime, recomputeSpans } from '../../timeshe
 import { publishRecomputed } from '../../timesheets/events'
 import { loadCompanySchedule, loadUserVersions } from '../../timesheets/schedule'
 import { dayOf } from '../../timesheets/sheet-rows'
+import { conflict } from '../../errors'
 
 /**
  * The write rules of user absences (CONTRACT §7.3): the decision fields and who made them, the
@@ -88,9 +88,10 @@ function assertRequested(merged: Row) {
     isSet(merged[field])
   )
   if (decided.length > 0 && !isSet(merged.requestedAt)) {
-    throw new Conflict(
+    throw conflict(
       `An absence can only be approved or declined once it is requested (requestedAt): ${decided.join(', ')}`,
       {
+        reason: 'not-requested',
         validationErrors: Object.fromEntries(decided.map((field) => [field, 'needs requestedAt']))
       }
     )
@@ -108,7 +109,9 @@ async function assertNoOverlap(trx: Knex.Transaction, companyId: number, merged:
   if (id !== undefined) query.whereNot('id', id)
   const other = await query
   if (other)
-    throw new Conflict(`The absence overlaps absence ${other.id} of user ${merged.userId}`, {
+    throw conflict(`The absence overlaps absence ${other.id} of user ${merged.userId}`, {
+      reason: 'overlap',
+      ids: [Number(other.id)],
       userAbsenceId: Number(other.id)
     })
 }

@@ -1,4 +1,3 @@
-import { Conflict } from '@feathersjs/errors'
 import type { Knex } from 'knex'
 import type {
   PlannedRemove,
@@ -16,6 +15,7 @@ import { lockUserTime, recomputeUser } from '../../timesheets/recompute'
 import { SHORT_WEEKDAYS } from '../../timesheets/schedule'
 import { VersionRange, assertNoLockedMonthIn, earliestOf, rangeOf } from '../../timesheets/schedule-changes'
 import { dayOf } from '../../timesheets/sheet-rows'
+import { conflict } from '../../errors'
 
 /**
  * The write rules of a user's working-time versions (CONTRACT §11.2, §11.6). A version applies
@@ -105,9 +105,11 @@ export async function checkVersionWrite(write: WriteContext<VersionPlan>): Promi
   if (existing) query.whereNot('id', existing.id)
   const taken = await query
   if (taken) {
-    throw new Conflict(
+    throw conflict(
       `User ${change.userId} has a working-time version from ${change.after} (id ${taken.id}); change that one (PATCH) instead`,
       {
+        reason: 'version-exists',
+        ids: [Number(taken.id)],
         userWorkingTimeId: Number(taken.id),
         validationErrors: { validFrom: 'is taken by another version of the user' }
       }

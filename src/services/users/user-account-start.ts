@@ -1,10 +1,10 @@
-import { Conflict } from '@feathersjs/errors'
 import type { PlannedWrite, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { chainStartOf, loadAccountStart } from '../../timesheets/account'
 import { publishAfterCommit, recomputedEvents } from '../../timesheets/events'
 import { EARLIEST_DAY, lastDayOfMonth, monthOf, today } from '../../timesheets/periods'
 import { lockUserTime, recomputeUser } from '../../timesheets/recompute'
 import { MONTH_TABLE, dayOf, ensureSheets } from '../../timesheets/sheet-rows'
+import { conflict } from '../../errors'
 
 /**
  * Where a user's time account starts (CONTRACT §11.1): `employedFrom` defaults to the day the
@@ -56,9 +56,10 @@ export async function checkAccountWrite(write: WriteContext<AccountPlan>): Promi
     .select('month')
   const months = locked.map((row) => dayOf(row.month))
   if (change.balanceChanged && months.length > 0) {
-    throw new Conflict(
+    throw conflict(
       `The opening balance of user ${userId} cannot change: the time sheet month ${months.join(', ')} is approved and locked; reopen it (status draft) first`,
       {
+        reason: 'month-locked',
         months,
         validationErrors: { openingBalance: 'cannot change once a month of the user is locked' }
       }
@@ -66,9 +67,10 @@ export async function checkAccountWrite(write: WriteContext<AccountPlan>): Promi
   }
   const affected = months.filter((month) => lastDayOfMonth(month) >= change.effectFrom)
   if (change.fromChanged && affected.length > 0) {
-    throw new Conflict(
+    throw conflict(
       `employedFrom of user ${userId} cannot move to or from a day on or before the end of the locked time sheet month ${affected.join(', ')}; reopen it (status draft) first`,
       {
+        reason: 'month-locked',
         months: affected,
         validationErrors: { employedFrom: 'would change a locked month' }
       }

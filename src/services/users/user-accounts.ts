@@ -1,9 +1,10 @@
-import { Conflict, NotFound } from '@feathersjs/errors'
+import { NotFound } from '@feathersjs/errors'
 import type { Knex } from 'knex'
 import { hashPassword } from '../../auth/passwords'
 import type { RoleType } from '../../companies/catalogues'
 import { badRequest } from '../../resources/validation'
 import { today } from '../../timesheets/periods'
+import { conflict } from '../../errors'
 
 /**
  * Account changes that only the settings page and the CLI make (CONTRACT §10.1): creating
@@ -65,7 +66,10 @@ export async function createAccount(db: Knex, input: NewAccount): Promise<number
     const role = await trx('roles').where({ companyId: input.companyId, type: input.roleType }).first('id', 'type')
     if (!role) throw new NotFound(`Company ${input.companyId} does not exist or has no ${input.roleType} role`)
     if (await findUserByEmail(trx, input.email))
-      throw new Conflict('A user with this email already exists', { validationErrors: { email: 'already exists' } })
+      throw conflict('A user with this email already exists', {
+        reason: 'duplicate',
+        validationErrors: { email: 'already exists' }
+      })
     const now = new Date().toISOString()
     const [row] = await trx('users').insert(
       {
@@ -110,7 +114,7 @@ export async function deactivateAccount(db: Knex, companyId: number, userId: num
     const user = await trx('users').where({ id: userId, companyId }).first('id', 'roleType', 'deactivatedAt')
     if (!user) throw new NotFound(`No user with id ${userId}`)
     if (user.deactivatedAt)
-      throw new Conflict('The user is already deactivated', { reason: 'already-deactivated', ids: [userId] })
+      throw conflict('The user is already deactivated', { reason: 'already-deactivated', ids: [userId] })
     if (user.roleType === 'admin') {
       const admins = await trx('users')
         .where({ companyId, roleType: 'admin' })
@@ -118,7 +122,7 @@ export async function deactivateAccount(db: Knex, companyId: number, userId: num
         .forUpdate()
         .select('id')
       if (admins.every((admin) => admin.id === userId)) {
-        throw new Conflict(
+        throw conflict(
           'The last active administrator of a company cannot be deactivated: add another administrator first',
           { reason: 'last-admin', ids: [userId] }
         )

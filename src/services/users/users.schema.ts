@@ -1,5 +1,4 @@
 import { Type } from '@feathersjs/typebox'
-import { Conflict } from '@feathersjs/errors'
 import { defineResource, output, writable, writeOnly } from '../../resources/define-resource'
 import type { ValidationErrors } from '../../resources/define-resource'
 import { Color, DateString, Email, Enum, Id, Num, Str, Timestamp } from '../../resources/types'
@@ -8,6 +7,7 @@ import { hashPassword } from '../../auth/passwords'
 import { refuseAdminChangesByKey } from './users.rules'
 import { afterAccountWrite, checkAccountWrite } from './user-account-start'
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH, passwordError } from './user-accounts'
+import { conflict } from '../../errors'
 
 /**
  * Email is the global login identity (unique across companies, case-insensitive: CONTRACT §6),
@@ -82,7 +82,10 @@ export const userResource = defineResource({
     }
     // The key's own user would lock the key out with its next request.
     if (method === 'patch' && data.deactivatedAt && !existing!.deactivatedAt && existing!.id === params.user?.id) {
-      throw new Conflict('The user of this API key cannot deactivate itself')
+      throw conflict('The user of this API key cannot deactivate itself', {
+        reason: 'own-account',
+        ids: [existing!.id]
+      })
     }
     return errors
   },
