@@ -115,7 +115,8 @@ export interface ResourceCall {
 
 /**
  * A page of records being filled in (`loadVirtual`). `db` is the call's transaction when the read
- * is part of a write, else the pool: a list or get runs in none.
+ * is part of a write, else the pool: a list or get runs in none. `rows[i]` is the stored row of the
+ * page's `items[i]`, for columns the resource does not return as they are (milliseconds).
  */
 export interface ReadContext {
   app: Application
@@ -123,6 +124,7 @@ export interface ReadContext {
   method: Method
   companyId: number
   db: Knex
+  rows: Row[]
 }
 
 /**

@@ -114,13 +114,10 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
         params,
         method,
         companyId: this.companyId(params),
-        db: params.transaction?.trx ?? this.knex
+        db: params.transaction?.trx ?? this.knex,
+        rows
       }
-      await this.resource.loadVirtual(
-        items.map((item, i) => Object.assign(item, { __row: rows[i] })),
-        read
-      )
-      for (const item of items) delete item.__row
+      await this.resource.loadVirtual(items, read)
     }
     return items
   }

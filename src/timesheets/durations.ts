@@ -22,6 +22,10 @@ export const roundMinutes = (minutes: number) => Math.round((minutes + Number.EP
 
 export const toMinutes = (ms: number) => ms / MINUTE_MS
 
+/** A stored millisecond column (a number, or a string for PostgreSQL's bigint) as API minutes; null stays null. */
+export const minutesOf = (ms: unknown): number | null =>
+  ms === null || ms === undefined ? null : roundMinutes(toMinutes(Number(ms)))
+
 // A zero-length span is an instant: it still collides with a span around it or one at the same instant.
 const reach = (s: Span) => (s.end === null ? Infinity : Math.max(s.end, s.start + 1))
 

@@ -1,7 +1,7 @@
 import { Type } from '@feathersjs/typebox'
 import { createOnly, defineResource, output, patchOnly, writable, writeOnly } from '../../resources/define-resource'
 import { Id, Nullable, Num, Str, Text, Timestamp } from '../../resources/types'
-import { roundMinutes, toMinutes } from '../../timesheets/durations'
+import { minutesOf } from '../../timesheets/durations'
 import {
   afterTimeEntryRemove,
   afterTimeEntryWrite,
@@ -86,10 +86,7 @@ export const timeEntryResource = defineResource({
   toRow: timeEntryRow,
   afterWrite: afterTimeEntryWrite,
   async loadVirtual(items, read) {
-    for (const item of items) {
-      const ms = item.__row.workedMs
-      item.duration = ms === null || ms === undefined ? null : roundMinutes(toMinutes(Number(ms)))
-    }
+    items.forEach((item, i) => (item.duration = minutesOf(read.rows[i].workedMs)))
     await loadPauses(items, read)
   },
   beforeRemove: beforeTimeEntryRemove,

@@ -1,6 +1,6 @@
-import type { PlannedWrite, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
+import type { PlannedWrite, ReadContext, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { Day, calendarDay, millis } from '../../timesheets/calendar'
-import { MINUTE_MS, roundMinutes } from '../../timesheets/durations'
+import { MINUTE_MS, minutesOf } from '../../timesheets/durations'
 import { periodErrors } from '../by-user'
 import { assertNoRunningEntry, assertNotLocked, SheetOwner } from '../../timesheets/fan-out'
 import { lockUserTime, openSheets, recomputeDays } from '../../timesheets/recompute'
@@ -162,21 +162,19 @@ export async function afterTimeSheetDayWrite(id: number, { trx, companyId, app, 
   ])
 }
 
-const minutes = (ms: unknown) => (ms === null || ms === undefined ? null : roundMinutes(Number(ms) / MINUTE_MS))
-
 /** The figures of a page of days, from their millisecond columns. */
-export async function loadDayFigures(items: Row[]) {
-  for (const item of items) {
-    const row = item.__row as Row
+export async function loadDayFigures(items: Row[], { rows }: ReadContext) {
+  for (const [i, item] of items.entries()) {
+    const row = rows[i]
     item.startsAt = isoOrNull(row.startsAt)
     item.endsAt = isoOrNull(row.endsAt)
-    item.breakTime = minutes(row.breakTimeMs)
-    item.duration = minutes(row.durationMs)
-    item.expectedDuration = minutes(row.expectedDurationMs)
-    item.breakTimeErrorExpected = minutes(row.breakTimeErrorExpectedMs)
-    item.breakTimeErrorValue = minutes(row.breakTimeErrorValueMs)
-    item.breakTimeErrorDurationMin = minutes(row.breakTimeErrorDurationMinMs)
-    item.durationErrorExpected = minutes(row.durationErrorExpectedMs)
-    item.durationErrorValue = minutes(row.durationErrorValueMs)
+    item.breakTime = minutesOf(row.breakTimeMs)
+    item.duration = minutesOf(row.durationMs)
+    item.expectedDuration = minutesOf(row.expectedDurationMs)
+    item.breakTimeErrorExpected = minutesOf(row.breakTimeErrorExpectedMs)
+    item.breakTimeErrorValue = minutesOf(row.breakTimeErrorValueMs)
+    item.breakTimeErrorDurationMin = minutesOf(row.breakTimeErrorDurationMinMs)
+    item.durationErrorExpected = minutesOf(row.durationErrorExpectedMs)
+    item.durationErrorValue = minutesOf(row.durationErrorValueMs)
   }
 }

@@ -2,7 +2,7 @@ import { defineResource, output, patchOnly, writeOnly } from '../../resources/de
 import type { PlannedWrite, ReadContext, Row, WriteContext } from '../../resources/define-resource'
 import { DateString, Enum, Id, Int32, Num, Str, Text, Timestamp } from '../../resources/types'
 import { CORRECTION_TYPES, currentDifferenceMs } from '../../timesheets/aggregates'
-import { MINUTE_MS, roundMinutes } from '../../timesheets/durations'
+import { MINUTE_MS, minutesOf } from '../../timesheets/durations'
 import { moveMonth } from '../../timesheets/fan-out'
 import { today } from '../../timesheets/periods'
 import { lockUserTime, recompute } from '../../timesheets/recompute'
@@ -56,20 +56,19 @@ async function afterMonthWrite(id: number, { data, companyId, trx, app, params }
   await recompute(trx, companyId, owner.userId, { days: [], weekStarts: [], months: [dayOf(month.month)] })
 }
 
-const minutes = (ms: unknown) => (ms === null || ms === undefined ? null : roundMinutes(Number(ms) / MINUTE_MS))
 const dailyOf = (value: unknown): [number, number][] =>
   typeof value === 'string' ? JSON.parse(value) : ((value as [number, number][] | null) ?? [])
 
 /** The figures of a page of months: locked snapshots while locked, `currentDifference` against today. */
-async function loadMonthFigures(items: Row[], { params }: ReadContext) {
+async function loadMonthFigures(items: Row[], { params, rows }: ReadContext) {
   const day = today(params.company!.timezone)
-  for (const item of items) {
-    const row = item.__row as Row
+  for (const [i, item] of items.entries()) {
+    const row = rows[i]
     const locked = row.lockedAt !== null && row.lockedAt !== undefined
-    item.sumActual = minutes(locked ? row.sumActualLockedMs : row.sumActualComputedMs)
-    item.sumTarget = minutes(locked ? row.sumTargetLockedMs : row.sumTargetComputedMs)
-    item.sumActualComputed = minutes(row.sumActualComputedMs)
-    item.sumTargetComputed = minutes(row.sumTargetComputedMs)
+    item.sumActual = minutesOf(locked ? row.sumActualLockedMs : row.sumActualComputedMs)
+    item.sumTarget = minutesOf(locked ? row.sumTargetLockedMs : row.sumTargetComputedMs)
+    item.sumActualComputed = minutesOf(row.sumActualComputedMs)
+    item.sumTargetComputed = minutesOf(row.sumTargetComputedMs)
     for (const name of [
       'carryIn',
       'carryInComputed',
@@ -81,9 +80,9 @@ async function loadMonthFigures(items: Row[], { params }: ReadContext) {
       'carryInLocked',
       'carryOutLocked'
     ]) {
-      item[name] = minutes(row[`${name}Ms`])
+      item[name] = minutesOf(row[`${name}Ms`])
     }
-    item.currentDifference = minutes(currentDifferenceMs(dayOf(row.month), dailyOf(row.dailyFigures), day))
+    item.currentDifference = minutesOf(currentDifferenceMs(dayOf(row.month), dailyOf(row.dailyFigures), day))
   }
 }
 

@@ -1,7 +1,7 @@
 import { defineResource, output, patchOnly } from '../../resources/define-resource'
 import type { PlannedWrite, Row, WriteContext } from '../../resources/define-resource'
 import { DateString, Enum, Id, Int32, Num, Str, Timestamp } from '../../resources/types'
-import { MINUTE_MS, roundMinutes } from '../../timesheets/durations'
+import { minutesOf } from '../../timesheets/durations'
 import { moveWeek } from '../../timesheets/fan-out'
 import { lockUserTime } from '../../timesheets/recompute'
 import { dayOf } from '../../timesheets/sheet-rows'
@@ -62,10 +62,10 @@ export const timeSheetWeekResource = defineResource({
     delete row.status
   },
   afterWrite: fanOutWeek,
-  async loadVirtual(items) {
-    for (const item of items) {
-      item.sumActual = roundMinutes(Number(item.__row.sumActualMs) / MINUTE_MS)
-      item.sumTarget = roundMinutes(Number(item.__row.sumTargetMs) / MINUTE_MS)
-    }
+  async loadVirtual(items, { rows }) {
+    items.forEach((item, i) => {
+      item.sumActual = minutesOf(rows[i].sumActualMs)
+      item.sumTarget = minutesOf(rows[i].sumTargetMs)
+    })
   }
 })
