@@ -12,7 +12,7 @@ import type { Day } from '../timesheets/calendar'
 import { EARLIEST_DAY, horizonOf } from '../timesheets/periods'
 import { openSheets } from '../timesheets/recompute'
 import type { WantedSheets } from '../timesheets/sheet-rows'
-import { publishAfterCommit } from '../timesheets/events'
+import { publishAfterCommit, sheetEvents } from '../timesheets/events'
 
 /**
  * The by-user look-ups (CONTRACT §7.7): `GET /v1/<collection>/by-user?userId=..&<period>=..`
@@ -114,11 +114,7 @@ class ByUserService {
     return knex.transaction(async (trx) => {
       const tx: Params = { ...params, transaction: { trx, starting: false } }
       const created = await openSheets(trx, company.id, userId, this.spec.wanted(value))
-      await publishAfterCommit(app, tx, [
-        { path: `${API_PREFIX}/time-sheet-days`, event: 'created', ids: created.days.map((row) => row.id) },
-        { path: `${API_PREFIX}/time-sheet-weeks`, event: 'created', ids: created.weeks.map((row) => row.id) },
-        { path: `${API_PREFIX}/time-sheet-months`, event: 'created', ids: created.months.map((row) => row.id) }
-      ])
+      await publishAfterCommit(app, tx, sheetEvents(created))
       const row = await trx(resource.table).where(where).first('id')
       return rows.read(row.id, tx)
     })

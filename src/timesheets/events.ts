@@ -2,6 +2,7 @@ import type { Knex } from 'knex'
 import type { Application, Params } from '../declarations'
 import type { ResourceService } from '../resources/service'
 import type { FanOutResult } from './fan-out'
+import type { CreatedRows } from './sheet-rows'
 import type { Recomputed } from './recompute'
 
 /**
@@ -43,13 +44,34 @@ export async function publishAfterCommit(app: Application, params: Params, event
   )
 }
 
-/** The events of a week or month move: `patched` for each day that moved, `created` for each row created for it. */
+const idsOf = (rows: { id: number }[]) => rows.map((row) => row.id)
+
+/**
+ * `created` for the time-sheet rows a request created on demand (`openSheets`, `ensureSheets`),
+ * then, with `changed`, `patched` for the other rows its recomputation changed. Rows in `own` are
+ * left out of both: they are the request's record, which its service announces.
+ */
+export function sheetEvents(created: CreatedRows, changed?: Recomputed, own: Partial<Recomputed> = {}): SheetEvent[] {
+  const made = { days: idsOf(created.days), weeks: idsOf(created.weeks), months: idsOf(created.months) }
+  const without = (ids: number[], skip: number[] = []) => ids.filter((id) => !skip.includes(id))
+  return [
+    { path: 'v1/time-sheet-days', event: 'created', ids: without(made.days, own.days) },
+    { path: 'v1/time-sheet-weeks', event: 'created', ids: without(made.weeks, own.weeks) },
+    { path: 'v1/time-sheet-months', event: 'created', ids: without(made.months, own.months) },
+    ...(changed
+      ? recomputedEvents(changed, {
+          days: [...made.days, ...(own.days ?? [])],
+          weeks: [...made.weeks, ...(own.weeks ?? [])],
+          months: [...made.months, ...(own.months ?? [])]
+        })
+      : [])
+  ]
+}
+
+/** The events of a week or month move: `created` for each row created for it, `patched` for each day that moved. */
 export function publishFanOut(app: Application, params: Params, result: FanOutResult) {
-  const ids = (rows: { id: number }[]) => rows.map((row) => row.id)
   return publishAfterCommit(app, params, [
-    { path: 'v1/time-sheet-days', event: 'created', ids: ids(result.created.days) },
-    { path: 'v1/time-sheet-weeks', event: 'created', ids: ids(result.created.weeks) },
-    { path: 'v1/time-sheet-months', event: 'created', ids: ids(result.created.months) },
+    ...sheetEvents(result.created),
     { path: 'v1/time-sheet-days', event: 'patched', ids: result.moved }
   ])
 }

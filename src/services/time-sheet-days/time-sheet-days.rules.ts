@@ -7,7 +7,7 @@ import { lockUserTime, openSheets, recomputeDays } from '../../timesheets/recomp
 import { DAY_TABLE, dayOf, isoOrNull, numberOrNull } from '../../timesheets/sheet-rows'
 import { today } from '../../timesheets/periods'
 import { DAY_MOVES, SheetStatus, assertDaysHappened, assertMove, moveColumns } from '../../timesheets/workflow'
-import { publishAfterCommit, recomputedEvents } from '../../timesheets/events'
+import { publishAfterCommit, sheetEvents } from '../../timesheets/events'
 import { conflict } from '../../errors'
 
 /**
@@ -153,13 +153,8 @@ export async function afterTimeSheetDayWrite(id: number, { trx, companyId, app, 
   const { userId, day } = plan
   const created = await openSheets(trx, companyId, userId, { days: [day] })
   const changed = await recomputeDays(trx, { companyId, userId, days: [day] })
-  const ids = (rows: { id: number }[]) => rows.map((row) => row.id)
-  await publishAfterCommit(app, params, [
-    { path: 'v1/time-sheet-weeks', event: 'created', ids: ids(created.weeks) },
-    { path: 'v1/time-sheet-months', event: 'created', ids: ids(created.months) },
-    // The day itself is this request's record: its service announces it.
-    ...recomputedEvents(changed, { days: [Number(id)], weeks: ids(created.weeks), months: ids(created.months) })
-  ])
+  // The day itself is this request's record: its service announces it.
+  await publishAfterCommit(app, params, sheetEvents(created, changed, { days: [Number(id)] }))
 }
 
 /** The figures of a page of days, from their millisecond columns. */

@@ -1,6 +1,6 @@
 import type { PlannedWrite, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { chainStartOf, loadAccountStart } from '../../timesheets/account'
-import { publishAfterCommit, recomputedEvents } from '../../timesheets/events'
+import { publishAfterCommit, sheetEvents } from '../../timesheets/events'
 import { EARLIEST_DAY, lastDayOfMonth, monthOf, today } from '../../timesheets/periods'
 import { lockUserTime, recomputeUser } from '../../timesheets/recompute'
 import { MONTH_TABLE, dayOf, ensureSheets } from '../../timesheets/sheet-rows'
@@ -93,8 +93,5 @@ export async function afterAccountWrite(id: number, write: PlannedWrite<AccountP
     ? await ensureSheets(trx, companyId, id, { months: [dayOf(last.month)] }, chainStart)
     : { days: [], weeks: [], months: [] }
   const changed = await recomputeUser(trx, companyId, id, change.effectFrom)
-  await publishAfterCommit(write.app, write.params, [
-    { path: 'v1/time-sheet-months', event: 'created', ids: created.months.map((row) => row.id) },
-    ...recomputedEvents(changed, { months: created.months.map((row) => row.id) })
-  ])
+  await publishAfterCommit(write.app, write.params, sheetEvents(created, changed))
 }
