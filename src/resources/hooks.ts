@@ -68,9 +68,10 @@ export const requireScope =
 
 // ------------------------------------------------------------------------------------------------
 
-export const parsePathId = (resource: Resource) => async (context: HookContext) => {
+/** The path id as an integer id, else 400 naming the path parameter (`idParam`). */
+export const parsePathId = (idParam: string) => async (context: HookContext) => {
   if (context.id === undefined || context.id === null) return
-  context.id = pathId(context.id, resource.idParam)
+  context.id = pathId(context.id, idParam)
 }
 
 export const validateQuery = (resource: Resource, querySchema: TObject) => async (context: HookContext) => {

@@ -71,7 +71,7 @@ export function registerResource(app: Application, resource: Resource, options: 
     },
     before: {
       all: [
-        parsePathId(resource),
+        parsePathId(resource.idParam),
         ...(options.resolve ?? []),
         validateQuery(resource, querySchema),
         options.validateData ?? validateData(resource)

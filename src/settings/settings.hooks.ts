@@ -2,7 +2,7 @@ import { authenticate } from '@feathersjs/authentication'
 import { NotAuthenticated } from '@feathersjs/errors'
 import type { TSchema } from '@feathersjs/typebox'
 import type { HookContext, NextFunction } from '../declarations'
-import { badRequest, bodyAjv, collectErrors, compile, pathId } from '../resources/validation'
+import { badRequest, bodyAjv, collectErrors, compile } from '../resources/validation'
 
 /**
  * The settings endpoints answer only to the token of an admin's email + password login: an API
@@ -32,12 +32,6 @@ export const noQuery = async (context: HookContext) => {
   const keys = Object.keys(context.params.query ?? {})
   if (keys.length)
     throw badRequest('Invalid query', Object.fromEntries(keys.map((k) => [k, `is not a parameter of ${context.path}`])))
-}
-
-/** Path ids as in /v1: an integer in int32 range, else 400 naming the parameter. */
-export const parseId = (name: string) => async (context: HookContext) => {
-  if (context.id === undefined || context.id === null) return
-  context.id = pathId(context.id, name)
 }
 
 /** Validates a write body against a strict schema, with the field paths /v1 uses. */

@@ -8,7 +8,8 @@ import { ScopesService } from './scopes'
 import { UsageService } from './usage'
 import { endSessions } from '../services/users/user-accounts'
 import type { HookContext } from '../declarations'
-import { noQuery, parseId, requireSettingsLogin, withoutEvents } from './settings.hooks'
+import { noQuery, requireSettingsLogin, withoutEvents } from './settings.hooks'
+import { parsePathId } from '../resources/hooks'
 
 export const SETTINGS_PREFIX = 'settings'
 
@@ -35,7 +36,7 @@ export const settings = (app: Application) => {
     app.use(`${SETTINGS_PREFIX}/${path}`, new Service(app), { methods: [...methods], events: [] })
     app.service(`${SETTINGS_PREFIX}/${path}`).hooks({
       around: { all: [withoutEvents, mapDatabaseErrors, requireSettingsLogin] },
-      before: { all: [noQuery, parseId(idParam)] },
+      before: { all: [noQuery, parsePathId(idParam)] },
       after: { remove: [noContentOnRemove] }
     })
   }
