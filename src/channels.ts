@@ -80,7 +80,7 @@ export function disconnectApiKeys(app: Application, apiKeyIds: number[]) {
  * already fail before that (every call re-checks the key).
  */
 function watchRevocations(app: Application, intervalMs: number) {
-  const db = app.get('knex' as any) as Knex
+  const db = app.get('knex')
   let since = new Date().toISOString()
   let running = false
   const timer = setInterval(async () => {

@@ -93,7 +93,7 @@ async function migrateDatabase(db: Knex): Promise<string[]> {
 
 async function withDatabase<T>(work: (db: Knex, app: Application) => Promise<T>, { migrate = true } = {}): Promise<T> {
   const app = load.app().createApp({ redisUrl: undefined })
-  const db = app.get('knex' as any) as Knex
+  const db = app.get('knex')
   try {
     if (migrate) await migrateDatabase(db)
     return await work(db, app)
@@ -119,8 +119,8 @@ async function ensureDemoCompany(app: Application, db: Knex) {
 
 export async function serve() {
   const app = load.app().createApp()
-  const db = app.get('knex' as any) as Knex
-  const logger = app.get('logger' as any)
+  const db = app.get('knex')
+  const logger = app.get('logger')
   const workers = app.get('webConcurrency')
   if (cluster.isPrimary) {
     await migrateDatabase(db)

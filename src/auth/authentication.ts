@@ -92,7 +92,7 @@ export class ApiKeyStrategy extends AuthenticationBaseStrategy {
   }
 
   async authenticate(authentication: AuthenticationRequest): Promise<AuthenticationResult> {
-    const db = this.app!.get('knex' as any) as Knex
+    const db = this.app!.get('knex')
     const { apiKey } = authentication
     const found =
       typeof apiKey === 'string' && isApiKeyShape(apiKey)
@@ -121,7 +121,7 @@ export class ApiKeyJwtStrategy extends JWTStrategy {
       sub?: string
       sessionVersion?: number
     }
-    const db = this.app!.get('knex' as any) as Knex
+    const db = this.app!.get('knex')
     if (payload.apiKeyId === undefined) {
       // Settings-page tokens (admin login) carry no key: they are for the settings endpoints only.
       // A token minted before a logout, password change or deactivation carries an older
@@ -163,7 +163,7 @@ export class AdminLocalStrategy extends LocalStrategy {
   }
 
   async findEntity(username: string) {
-    const db = this.app!.get('knex' as any) as Knex
+    const db = this.app!.get('knex')
     const row = await db('users')
       .join('roles', 'roles.id', 'users.roleId')
       .select('users.*', 'roles.type as roleType')
@@ -179,7 +179,7 @@ export class AdminLocalStrategy extends LocalStrategy {
     const entity = await this.findEntity(email)
     const matches = await this.verifyPassword(password, entity ? entity.passwordHash : await dummyPasswordHash())
     if (!entity || !matches) throw new NotAuthenticated('Invalid login')
-    const principal = await loadPrincipal(this.app!.get('knex' as any) as Knex, entity.companyId, entity.id)
+    const principal = await loadPrincipal(this.app!.get('knex'), entity.companyId, entity.id)
     if (!principal) throw new NotAuthenticated('Invalid login')
     return { authentication: { strategy: this.name }, ...principal, sessionVersion: entity.sessionVersion }
   }

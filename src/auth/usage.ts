@@ -1,6 +1,13 @@
 import type { Knex } from 'knex'
 import type { Application } from '../declarations'
 
+declare module '../declarations' {
+  interface Configuration {
+    /** Set by usageCounting(); absent in an app that counts no usage. */
+    usage?: UsageCounter
+  }
+}
+
 interface Tally {
   companyId: number
   apiKeyId: number
@@ -62,8 +69,8 @@ export class UsageCounter {
 }
 
 export const usageCounting = (app: Application) => {
-  const counter = new UsageCounter(app.get('knex' as any))
-  app.set('usage' as any, counter)
+  const counter = new UsageCounter(app.get('knex'))
+  app.set('usage', counter)
   const timer = setInterval(() => void counter.flush(), 5000)
   timer.unref()
   app.hooks({

@@ -11,6 +11,13 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value))
 
 export type DatabaseClient = 'sqlite3' | 'pg'
 
+declare module '../declarations' {
+  interface Configuration {
+    /** The pool, set by createApp(); a call inside a write uses `params.transaction.trx` instead. */
+    knex: Knex
+  }
+}
+
 // knex's SQLite client and transaction classes (the package has no typings for dialect internals).
 const Sqlite3Client: new (config: Knex.Config) => object = require('knex/lib/dialects/sqlite3')
 const Sqlite3Transaction: new (...args: any[]) => {

@@ -21,7 +21,7 @@ export const recordSocketAddresses = (trust: ProxyTrust) => (io: Server) => {
  * limited address would still learn which guess was right.
  */
 export const limitFailedLogins = (app: Application) => {
-  const failures = () => (app.get('rateLimits' as any) as RateLimits).authFailures
+  const failures = () => app.get('rateLimits').authFailures
   app.service('authentication').hooks({
     around: {
       create: [

@@ -13,6 +13,15 @@ import { TooManyRequests } from '@feathersjs/errors'
 import type { Logger } from 'pino'
 import type { ProxyTrust } from './trust-proxy'
 
+declare module '../declarations' {
+  interface Configuration {
+    /** Set by createApp(). */
+    rateLimits: RateLimits
+    /** `rateLimits.keyBudget`: null when keys are unlimited. */
+    keyBudget: KeyBudget | null
+  }
+}
+
 /**
  * The limits of CONTRACT §10.2, on rate-limiter-flexible. Counters live where every process that
  * serves the deployment sees them: in Redis with REDIS_URL (every instance), else in the cluster

@@ -1,6 +1,13 @@
 import proxyaddr from 'proxy-addr'
 import type { IncomingMessage } from 'node:http'
 
+declare module '../declarations' {
+  interface Configuration {
+    /** Set by createApp() from `trustProxy`. */
+    proxyTrust: ProxyTrust
+  }
+}
+
 /**
  * Who is the client (CONTRACT §10.2)? The connection's peer, unless `TRUST_PROXY` names the
  * proxies in front of us: then the right-most `X-Forwarded-For` entry that is not a trusted proxy.

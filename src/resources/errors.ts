@@ -145,9 +145,7 @@ export const mapDatabaseErrors = async (context: HookContext, next: NextFunction
   } catch (error: any) {
     const mapped = toApiError(error, context.method, context.params?.query)
     if (mapped.code >= 500 && mapped !== error)
-      context.app
-        .get('logger' as any)
-        ?.error?.({ err: error, path: context.path, method: context.method }, 'database error')
+      context.app.get('logger').error({ err: error, path: context.path, method: context.method }, 'database error')
     throw mapped
   }
 }

@@ -33,8 +33,8 @@ export const requireApiKey = async (context: HookContext, next: NextFunction) =>
     const { company, apiKey } = context.params
     if (company && apiKey) {
       // The key's budget (CONTRACT §10.2); on REST its RateLimit-* headers go out with the response.
-      await context.app.get('keyBudget' as any)?.spend(apiKey.id, context.params.rateLimitHeaders)
-      context.app.get('usage' as any)?.record(company.id, apiKey.id, 'v1')
+      await context.app.get('keyBudget')?.spend(apiKey.id, context.params.rateLimitHeaders)
+      context.app.get('usage')?.record(company.id, apiKey.id, 'v1')
     }
   }
   await next()

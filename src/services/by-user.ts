@@ -104,7 +104,7 @@ class ByUserService {
     const company = params.company!
     const errors = periodErrors(param, value, company.timezone, this.spec.rule)
     if (errors) throw badRequest('Invalid query', errors)
-    const knex = app.get('knex' as any) as Knex
+    const knex = app.get('knex')
     if (!(await knex('users').where({ id: userId, companyId: company.id }).first('id')))
       throw new NotFound(`No User with id ${userId}`)
     const rows = app.service(`${API_PREFIX}/${resource.path}`) as unknown as ResourceService

@@ -46,7 +46,7 @@ export class AdminsService {
   constructor(private readonly app: Application) {}
 
   private get db(): Knex {
-    return this.app.get('knex' as any)
+    return this.app.get('knex')
   }
 
   private toItem(row: any, params: Params): AdminItem {

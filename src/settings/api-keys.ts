@@ -33,7 +33,7 @@ export class ApiKeysService {
   constructor(private readonly app: Application) {}
 
   private get db(): Knex {
-    return this.app.get('knex' as any)
+    return this.app.get('knex')
   }
 
   async find(params: Params): Promise<ApiKeyListItem[]> {

@@ -132,7 +132,7 @@ export class CompanySettingsService {
   constructor(private readonly app: Application) {}
 
   private get db(): Knex {
-    return this.app.get('knex' as any)
+    return this.app.get('knex')
   }
 
   private async read(db: Knex | Knex.Transaction, companyId: number): Promise<CompanySettings> {
@@ -204,7 +204,7 @@ export class WorkingTimesService {
   constructor(private readonly app: Application) {}
 
   private get db(): Knex {
-    return this.app.get('knex' as any)
+    return this.app.get('knex')
   }
 
   async find(params: Params): Promise<WorkingTimeVersion[]> {

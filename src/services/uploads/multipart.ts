@@ -138,7 +138,7 @@ export const receiveMultipart =
     // Refused before a byte is stored; the service's scope hook checks again.
     assertScope(auth.apiKey, collection, 'write')
     // A key over its budget is refused before the file is streamed; the service's hook spends the request.
-    const overBudget = await app.get('keyBudget' as any)?.refusal(auth.apiKey.id)
+    const overBudget = await app.get('keyBudget')?.refusal(auth.apiKey.id)
     if (overBudget) throw overBudget
     const { maxBytes } = app.get('uploads')
     const storage = storageEngine(storageOf(app), String(auth.company.id), maxBytes)
