@@ -32,9 +32,16 @@ export interface Params<Q = any> extends KnexAdapterParams<Q> {
   // sits below every layer and imports none of them.
 }
 
-// Services are registered by path at runtime from their declarations; the typed client
-// (src/client.ts) narrows them per path.
+/**
+ * The services by path. Their owners add them by module augmentation, as the Feathers generator
+ * does: the /v1 collections derived from their declarations (src/services/declared.ts),
+ * `authentication` (src/auth/authentication.ts). Paths built at run time (nested uploads, the
+ * /spec routes, settings/...) fall to the index signature.
+ */
 export interface ServiceTypes {
+  // Feathers' own configure callbacks (rest(), socketio(), authentication) take an Application<any>, and its
+  // hook maps are invariant in the service type: only `any` here keeps this app assignable to theirs.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- library seam, see above
   [path: string]: any
 }
 

@@ -185,6 +185,12 @@ export class AdminLocalStrategy extends LocalStrategy {
   }
 }
 
+declare module '../declarations' {
+  interface ServiceTypes {
+    authentication: AuthenticationService
+  }
+}
+
 class CrewclockAuthenticationService extends AuthenticationService {
   async getPayload(authResult: AuthenticationResult, params: AuthenticationParams) {
     const payload = await super.getPayload(authResult, params)

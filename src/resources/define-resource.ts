@@ -255,9 +255,19 @@ export interface ResourceTypes<F> {
   patch: PatchOf<F>
 }
 
-export function defineResource<F extends Record<string, FieldSpec>, Plan = undefined, RemovePlan = undefined>(
-  decl: ResourceDeclaration<Plan, RemovePlan> & { fields: F }
-): Resource<Plan, RemovePlan> & { types?: ResourceTypes<F> } {
+/**
+ * Builds a resource from its declaration. The path and methods keep their literal types: the app's
+ * ServiceTypes and the typed client are derived from them (src/services/declared.ts).
+ */
+export function defineResource<
+  F extends Record<string, FieldSpec>,
+  Plan = undefined,
+  RemovePlan = undefined,
+  P extends string = string,
+  M extends Method = Method
+>(
+  decl: ResourceDeclaration<Plan, RemovePlan> & { fields: F; path: P; methods: M[] }
+): Resource<Plan, RemovePlan> & { path: P; methods: M[]; types?: ResourceTypes<F> } {
   for (const name of Object.keys(decl.fields)) {
     if (requiredOutput.has(name)) decl.fields[name].nullable = false
   }

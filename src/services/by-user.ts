@@ -85,7 +85,7 @@ function parseQuery(spec: ByUserSpec, schema: TObject, raw: unknown): { userId: 
   return { userId: query.userId as number, value: query[spec.param] as Day }
 }
 
-class ByUserService {
+export class ByUserService {
   app?: Application
   readonly querySchema: TObject
 
@@ -125,10 +125,12 @@ class ByUserService {
   }
 }
 
+export const BY_USER_METHODS = ['find'] as const
+
 /** `GET /v1/<collection>/by-user` next to the collection. */
 export function byUserRoute(spec: ByUserSpec): ResourceRoute {
   // A look-up may create the period's rows, but it is a read of the sheet collection (CONTRACT §10.1).
-  return { name: 'by-user', service: new ByUserService(spec), methods: ['find'], access: 'read' }
+  return { name: 'by-user', service: new ByUserService(spec), methods: [...BY_USER_METHODS], access: 'read' }
 }
 
 /** The by-user look-up in the collection's API description. */
