@@ -3,7 +3,7 @@ import configuration from '@feathersjs/configuration'
 import { koa, rest, bodyParser, serveStatic } from '@feathersjs/koa'
 import socketio from '@feathersjs/socketio'
 import path from 'node:path'
-import type { Application, Configuration } from './declarations'
+import type { Application, Configuration, NextFunction } from './declarations'
 import { configurationValidator } from './configuration'
 import { createKnex, clientOf } from './db/knex'
 import { resolveAppSecret } from './auth/secret'
@@ -125,7 +125,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
       onError: (error: Error) => {
         throw error
       }
-    } as any)
+    })
   )
   app.configure(rest())
   // connectTimeout: a connection that never even joins the namespace is closed by the same deadline as one that never authenticates.
@@ -153,7 +153,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
 
   app.hooks({
     teardown: [
-      async (_context: any, next: any) => {
+      async (_context: unknown, next: NextFunction) => {
         // The pool closes even when another teardown step fails (socket.io closing a server
         // that a graceful stop already closed): connections end cleanly, SQLite checkpoints.
         try {

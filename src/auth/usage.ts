@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import type { Application } from '../declarations'
+import type { Application, NextFunction } from '../declarations'
 
 declare module '../declarations' {
   interface Configuration {
@@ -75,7 +75,7 @@ export const usageCounting = (app: Application) => {
   timer.unref()
   app.hooks({
     teardown: [
-      async (_context: any, next: any) => {
+      async (_context: unknown, next: NextFunction) => {
         clearInterval(timer)
         await counter.flush()
         await next()

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Server } from 'socket.io'
 import type { Application, HookContext, NextFunction } from '../declarations'
 import type { ProxyTrust } from './trust-proxy'
-import { stampClientAddress, stampedClientAddress, type RateLimits } from './rate-limits'
+import { stampClientAddress, stampedClientAddress } from './rate-limits'
 
 /**
  * Sockets: the client address is read from the handshake request as soon as the engine accepts

@@ -1,6 +1,5 @@
 import { NotFound } from '@feathersjs/errors'
 import { Type, TObject } from '@feathersjs/typebox'
-import type { Knex } from 'knex'
 import type { Application, Params } from '../declarations'
 import type { Resource, ValidationErrors } from '../resources/define-resource'
 import type { ResourceService } from '../resources/service'

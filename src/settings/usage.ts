@@ -1,6 +1,5 @@
-import type { Knex } from 'knex'
 import type { Application, Params } from '../declarations'
-import { usageOf, UsageCounter } from '../auth/usage'
+import { usageOf } from '../auth/usage'
 
 export type UsageItem = Awaited<ReturnType<typeof usageOf>>[number]
 

@@ -1,4 +1,4 @@
-import type { Application } from '../../declarations'
+import type { Application, NextFunction } from '../../declarations'
 import { registerResource } from '../../resources/register'
 import { uploadResource, UPLOAD_PARENTS } from './uploads.schema'
 import { UploadService } from './uploads.class'
@@ -34,7 +34,7 @@ export const uploads = (app: Application) => {
   // Files of uploads cut off by a crash are never referenced by a row: clear them at start.
   app.hooks({
     setup: [
-      async (_context: any, next: any) => {
+      async (_context: unknown, next: NextFunction) => {
         await next()
         await removeIncompleteWrites(app)
       }
