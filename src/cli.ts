@@ -2,6 +2,7 @@ import { Command, Help, InvalidArgumentError, Option } from 'commander'
 import crypto from 'node:crypto'
 import cluster from 'node:cluster'
 import type { Knex } from 'knex'
+import type { Server } from 'socket.io'
 import { ROLE_TYPES, RoleType } from './companies/catalogues'
 import { countryCodeOf } from './companies/country-codes'
 import type { Application } from './declarations'
@@ -73,9 +74,10 @@ async function readPasswordFromStdin() {
 const collect = (value: string, previous: string[]) => [...previous, value]
 
 /** HTTP-style failures of the account functions (400 with field errors, 404, 409) as CLI errors. */
-function failWith(error: any, opts: Out): never {
-  if (typeof error?.code === 'number' && error.code >= 400 && error.code < 500)
-    return fail(error.message, opts, error.data?.validationErrors)
+function failWith(error: unknown, opts: Out): never {
+  const http = error as { code?: unknown; message: string; data?: { validationErrors?: Record<string, string> } }
+  if (typeof http?.code === 'number' && http.code >= 400 && http.code < 500)
+    return fail(http.message, opts, http.data?.validationErrors)
   throw error
 }
 
@@ -177,7 +179,7 @@ export async function serve() {
   const stop = async () => {
     logger.info('stopping')
     const closed = new Promise((resolve) => server.close(resolve))
-    ;(app as any).io?.disconnectSockets(true)
+    ;(app.io as Server | undefined)?.disconnectSockets(true)
     server.closeIdleConnections()
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10000).unref())])
     server.closeAllConnections()

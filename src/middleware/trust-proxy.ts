@@ -40,7 +40,7 @@ export function compileTrust(setting: string | number | undefined): TrustFn {
 export function proxyTrust(setting: string | number | undefined): ProxyTrust {
   const trust = compileTrust(setting)
   return {
-    clientAddress: (req) => proxyaddr(req as any, trust) || req.socket?.remoteAddress || 'unknown',
+    clientAddress: (req) => proxyaddr(req, trust) || req.socket?.remoteAddress || 'unknown',
     isTls(req) {
       if ((req.socket as { encrypted?: boolean } | undefined)?.encrypted) return true
       const peer = req.socket?.remoteAddress
