@@ -1,4 +1,4 @@
-import type { HookContext as FeathersHookContext, NextFunction } from '@feathersjs/feathers'
+import type { HookContext as FeathersHookContext, NextFunction, Query, ServiceInterface } from '@feathersjs/feathers'
 import type { Application as FeathersApplication } from '@feathersjs/koa'
 import type { KnexAdapterParams } from '@feathersjs/knex'
 import type { ApplicationConfiguration } from './configuration'
@@ -21,13 +21,15 @@ export interface ActingUser {
   roleType: string
 }
 
-export interface Params<Q = any> extends KnexAdapterParams<Q> {
+export interface Params<Q = Query> extends KnexAdapterParams<Q> {
   company?: CompanyContext
   user?: ActingUser
   /** The key of an external call: `scopes` as stored (see src/auth/scopes.ts), checked by `requireScope`. */
   apiKey?: { id: number; scopes: string[] }
   /** REST only: filled with the key's RateLimit-* headers, which the HTTP layer sends (CONTRACT §10.2). */
   rateLimitHeaders?: Record<string, string>
+  /** Set by the JWT strategy for a settings-page token (an admin's login), which /v1 refuses. */
+  settingsLogin?: boolean
   // `list` (the validated list query of a find) is added by src/resources/query.ts: this module
   // sits below every layer and imports none of them.
 }
@@ -50,7 +52,7 @@ export interface Configuration extends ApplicationConfiguration {
 }
 
 export type Application = FeathersApplication<ServiceTypes, Configuration>
-export type HookContext<S = any> = FeathersHookContext<Application, S> & { params: Params }
+export type HookContext<S = ServiceInterface> = FeathersHookContext<Application, S> & { params: Params }
 
 declare module '@feathersjs/feathers' {
   interface Params {

@@ -87,7 +87,7 @@ export function registerResource(app: Application, resource: Resource, options: 
   registerSpecRoute(app, collection)
   for (const route of options.routes ?? []) {
     const routePath = `${path}/${route.name}`
-    app.use(routePath, route.service as any, { methods: route.methods, events: [] })
+    app.use(routePath, route.service, { methods: route.methods, events: [] })
     app
       .service(routePath)
       .hooks({ around: { all: [mapDatabaseErrors, requireApiKey, requireScope(collection, route.access)] } })

@@ -57,7 +57,8 @@ export class ApiKeysService {
       companyId: params.company!.id,
       userId: params.user!.id,
       name: name ?? null,
-      scopes
+      // scopeErrors refused every entry that is not a scope string.
+      scopes: scopes as string[]
     })
     return this.get(created.id, params)
   }

@@ -85,7 +85,10 @@ function modelErrors(model: WorkingTimeModel): ValidationErrors {
   return errors
 }
 
-const versionItem = (row: any): WorkingTimeVersion => ({ id: Number(row.id), ...companyVersionOf(row) })
+const versionItem = (row: Record<string, unknown>): WorkingTimeVersion => ({
+  id: Number(row.id),
+  ...companyVersionOf(row)
+})
 
 /** The columns of a version (documents as JSON text, which both databases take). */
 const storedRow = (version: CompanyVersion): Record<string, unknown> => ({

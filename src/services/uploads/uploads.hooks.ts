@@ -39,7 +39,7 @@ function typedFields(fields: Row): Row {
 export const validateUploadBody = async (context: HookContext) => {
   if (context.method !== 'create') return validateData(uploadResource)(context)
   const { upload } = context.params as UploadParams
-  const fields = typedFields(context.data)
+  const fields = typedFields(context.data as Row)
   // Like validateData: the fields that passed go on to the service, which adds the reference errors
   // to these (and the file's) and answers one 400 with all of them; nothing is stored then.
   const { data, errors } = checkBody(uploadResource, 'create', fields)
