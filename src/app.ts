@@ -3,7 +3,7 @@ import configuration from '@feathersjs/configuration'
 import { koa, rest, bodyParser, serveStatic } from '@feathersjs/koa'
 import socketio from '@feathersjs/socketio'
 import path from 'node:path'
-import type { Application, Configuration } from './declarations'
+import type { Application, Configuration, NextFunction } from './declarations'
 import { configurationValidator } from './configuration'
 import { createKnex, clientOf } from './db/knex'
 import { resolveAppSecret } from './auth/secret'
@@ -45,16 +45,16 @@ export type ConfigOverrides = Partial<Omit<Configuration, 'database'>> & {
 export function createApp(overrides: ConfigOverrides = {}): Application {
   const app: Application = koa(feathers())
   app.configure(configuration(configurationValidator))
-  for (const [key, value] of Object.entries(overrides)) {
-    const current = app.get(key as any)
-    app.set(
-      key as any,
+  for (const key of Object.keys(overrides) as (keyof ConfigOverrides)[]) {
+    const value = overrides[key]
+    const current: unknown = app.get(key)
+    const merged =
       current && typeof current === 'object' && !Array.isArray(current) ? { ...current, ...(value as object) } : value
-    )
+    app.set(key, merged as Configuration[typeof key])
   }
 
   const logger = createLogger(app.get('logLevel'))
-  app.set('logger' as any, logger)
+  app.set('logger', logger)
 
   const secret = resolveAppSecret(app.get('appSecret'), app.get('dataDir'))
   app.set('appSecret', secret)
@@ -63,12 +63,12 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   const { url, pool, statementTimeoutMs, acquireTimeoutMs } = app.get('database')
   app.set('dbClient', clientOf(url))
   const knex = createKnex(url, pool, { statementTimeoutMs, acquireTimeoutMs })
-  app.set('knex' as any, knex)
+  app.set('knex', knex)
 
   const { cors: corsConfig, rateLimit } = app.get('security')
   // Client address and TLS as TRUST_PROXY allows them to be read (rate limits, security headers).
   const trust = proxyTrust(app.get('trustProxy'))
-  app.set('proxyTrust' as any, trust)
+  app.set('proxyTrust', trust)
   // Counters in Redis (REDIS_URL), else in the cluster primary (WEB_CONCURRENCY > 1), else here;
   // SYNC_KEY namespaces them like the events, so deployments sharing a Redis never mix counts.
   const limits = createRateLimits(rateLimit, {
@@ -76,11 +76,11 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
     namespace: app.get('syncKey') || 'crewclock',
     logger
   })
-  app.set('rateLimits' as any, limits)
-  app.set('keyBudget' as any, limits.keyBudget)
+  app.set('rateLimits', limits)
+  app.set('keyBudget', limits.keyBudget)
   app.use(requestLog(logger))
   app.use(errorHandler(logger))
-  app.use(securityHeaders(app.get('proxyTrust' as any)))
+  app.use(securityHeaders(app.get('proxyTrust')))
   app.use(corsFor(corsConfig.origins))
   app.use(limitFailedAuthentication(limits.authFailures, trust))
   app.use(
@@ -125,7 +125,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
       onError: (error: Error) => {
         throw error
       }
-    } as any)
+    })
   )
   app.configure(rest())
   // connectTimeout: a connection that never even joins the namespace is closed by the same deadline as one that never authenticates.
@@ -153,7 +153,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
 
   app.hooks({
     teardown: [
-      async (_context: any, next: any) => {
+      async (_context: unknown, next: NextFunction) => {
         // The pool closes even when another teardown step fails (socket.io closing a server
         // that a graceful stop already closed): connections end cleanly, SQLite checkpoints.
         try {

@@ -1,8 +1,7 @@
 import type { RealTimeConnection } from '@feathersjs/feathers'
 import type { Channel } from '@feathersjs/transport-commons'
 import type { Server, Socket } from 'socket.io'
-import type { Knex } from 'knex'
-import type { Application, HookContext } from './declarations'
+import type { Application, HookContext, NextFunction } from './declarations'
 import { allows } from './auth/scopes'
 import { collectionOf } from './resources/openapi'
 import { socketMethodGuard } from './middleware/methods'
@@ -16,11 +15,17 @@ interface KeyedConnection extends RealTimeConnection {
   apiKeyScopes?: string[]
 }
 
+/** The part of an authentication result a socket's login joins channels by (see src/auth/authentication.ts). */
+interface LoginResult {
+  company?: { id: number }
+  apiKey?: { id: number; scopes?: unknown }
+}
+
 // --- Key scopes on sockets (CONTRACT §10.1, docs/decisions.md) ------------------------------------
 
 /** Remembers, per socket, the scopes of the key it authenticated with; a new login replaces them. */
 function keyScopes(app: Application) {
-  app.on('login', (authResult: any, { connection }: { connection?: KeyedConnection }) => {
+  app.on('login', (authResult: LoginResult | undefined, { connection }: { connection?: KeyedConnection }) => {
     if (connection) connection.apiKeyScopes = Array.isArray(authResult?.apiKey?.scopes) ? authResult.apiKey.scopes : []
   })
 }
@@ -50,7 +55,7 @@ export const trackSockets = (app: Application) => (io: Server) => {
     if (connection) clearTimeout(authDeadlines.get(connection))
   })
   io.on('connection', (socket: Socket) => {
-    const connection = (socket as any).feathers as RealTimeConnection
+    const connection = (socket as Socket & { feathers: RealTimeConnection }).feathers
     sockets.set(connection, socket)
     const deadline = setTimeout(() => {
       if (!(connection as { authentication?: unknown }).authentication) socket.disconnect(true)
@@ -80,7 +85,7 @@ export function disconnectApiKeys(app: Application, apiKeyIds: number[]) {
  * already fail before that (every call re-checks the key).
  */
 function watchRevocations(app: Application, intervalMs: number) {
-  const db = app.get('knex' as any) as Knex
+  const db = app.get('knex')
   let since = new Date().toISOString()
   let running = false
   const timer = setInterval(async () => {
@@ -111,20 +116,20 @@ function watchRevocations(app: Application, intervalMs: number) {
  * are in no channel and receive nothing.
  */
 export const channels = (app: Application) => {
-  app.on('login', (authResult: any, { connection }: { connection?: KeyedConnection }) => {
+  app.on('login', (authResult: LoginResult | undefined, { connection }: { connection?: KeyedConnection }) => {
     if (!connection || !authResult?.company?.id || !authResult.apiKey?.id) return
     connection.apiKeyId = authResult.apiKey.id
     app.channel(companyChannel(authResult.company.id)).join(connection)
   })
   keyScopes(app)
-  app.publish((_data: any, context: HookContext) => {
+  app.publish((_data: unknown, context: HookContext) => {
     const companyId = context.params?.company?.id
     return companyId ? readersOf(app.channel(companyChannel(companyId)), context.path) : []
   })
   const stop = watchRevocations(app, 2000)
   app.hooks({
     teardown: [
-      async (_context: any, next: any) => {
+      async (_context: unknown, next: NextFunction) => {
         stop()
         await next()
       }

@@ -2,6 +2,7 @@ import { Command, Help, InvalidArgumentError, Option } from 'commander'
 import crypto from 'node:crypto'
 import cluster from 'node:cluster'
 import type { Knex } from 'knex'
+import type { Server } from 'socket.io'
 import { ROLE_TYPES, RoleType } from './companies/catalogues'
 import { countryCodeOf } from './companies/country-codes'
 import type { Application } from './declarations'
@@ -73,9 +74,10 @@ async function readPasswordFromStdin() {
 const collect = (value: string, previous: string[]) => [...previous, value]
 
 /** HTTP-style failures of the account functions (400 with field errors, 404, 409) as CLI errors. */
-function failWith(error: any, opts: Out): never {
-  if (typeof error?.code === 'number' && error.code >= 400 && error.code < 500)
-    return fail(error.message, opts, error.data?.validationErrors)
+function failWith(error: unknown, opts: Out): never {
+  const http = error as { code?: unknown; message: string; data?: { validationErrors?: Record<string, string> } }
+  if (typeof http?.code === 'number' && http.code >= 400 && http.code < 500)
+    return fail(http.message, opts, http.data?.validationErrors)
   throw error
 }
 
@@ -93,7 +95,7 @@ async function migrateDatabase(db: Knex): Promise<string[]> {
 
 async function withDatabase<T>(work: (db: Knex, app: Application) => Promise<T>, { migrate = true } = {}): Promise<T> {
   const app = load.app().createApp({ redisUrl: undefined })
-  const db = app.get('knex' as any) as Knex
+  const db = app.get('knex')
   try {
     if (migrate) await migrateDatabase(db)
     return await work(db, app)
@@ -119,8 +121,8 @@ async function ensureDemoCompany(app: Application, db: Knex) {
 
 export async function serve() {
   const app = load.app().createApp()
-  const db = app.get('knex' as any) as Knex
-  const logger = app.get('logger' as any)
+  const db = app.get('knex')
+  const logger = app.get('logger')
   const workers = app.get('webConcurrency')
   if (cluster.isPrimary) {
     await migrateDatabase(db)
@@ -177,7 +179,7 @@ export async function serve() {
   const stop = async () => {
     logger.info('stopping')
     const closed = new Promise((resolve) => server.close(resolve))
-    ;(app as any).io?.disconnectSockets(true)
+    ;(app.io as Server | undefined)?.disconnectSockets(true)
     server.closeIdleConnections()
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10000).unref())])
     server.closeAllConnections()

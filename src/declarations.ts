@@ -1,4 +1,4 @@
-import type { HookContext as FeathersHookContext, NextFunction } from '@feathersjs/feathers'
+import type { HookContext as FeathersHookContext, NextFunction, Query, ServiceInterface } from '@feathersjs/feathers'
 import type { Application as FeathersApplication } from '@feathersjs/koa'
 import type { KnexAdapterParams } from '@feathersjs/knex'
 import type { ApplicationConfiguration } from './configuration'
@@ -21,20 +21,29 @@ export interface ActingUser {
   roleType: string
 }
 
-export interface Params<Q = any> extends KnexAdapterParams<Q> {
+export interface Params<Q = Query> extends KnexAdapterParams<Q> {
   company?: CompanyContext
   user?: ActingUser
   /** The key of an external call: `scopes` as stored (see src/auth/scopes.ts), checked by `requireScope`. */
   apiKey?: { id: number; scopes: string[] }
   /** REST only: filled with the key's RateLimit-* headers, which the HTTP layer sends (CONTRACT §10.2). */
   rateLimitHeaders?: Record<string, string>
+  /** Set by the JWT strategy for a settings-page token (an admin's login), which /v1 refuses. */
+  settingsLogin?: boolean
   // `list` (the validated list query of a find) is added by src/resources/query.ts: this module
   // sits below every layer and imports none of them.
 }
 
-// Services are registered by path at runtime from their declarations; the typed client
-// (src/client.ts) narrows them per path.
+/**
+ * The services by path. Their owners add them by module augmentation, as the Feathers generator
+ * does: the /v1 collections derived from their declarations (src/services/declared.ts),
+ * `authentication` (src/auth/authentication.ts). Paths built at run time (nested uploads, the
+ * /spec routes, settings/...) fall to the index signature.
+ */
 export interface ServiceTypes {
+  // Feathers' own configure callbacks (rest(), socketio(), authentication) take an Application<any>, and its
+  // hook maps are invariant in the service type: only `any` here keeps this app assignable to theirs.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- library seam, see above
   [path: string]: any
 }
 
@@ -43,7 +52,7 @@ export interface Configuration extends ApplicationConfiguration {
 }
 
 export type Application = FeathersApplication<ServiceTypes, Configuration>
-export type HookContext<S = any> = FeathersHookContext<Application, S> & { params: Params }
+export type HookContext<S = ServiceInterface> = FeathersHookContext<Application, S> & { params: Params }
 
 declare module '@feathersjs/feathers' {
   interface Params {

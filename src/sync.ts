@@ -1,12 +1,25 @@
 import sync from 'feathers-sync'
-import type { Application } from './declarations'
+import type { Application, HookContext, NextFunction } from './declarations'
+
+/** What feathers-sync's Redis adapter leaves on the app; its typings do not say. */
+interface SyncedApplication extends Application {
+  sync: { ready: Promise<void>; pub: { quit(): Promise<unknown> }; sub: { quit(): Promise<unknown> } }
+}
+
+/** A service event as feathers-sync passes it to `serialize`. */
+interface SyncPayload {
+  event: string
+  path: string
+  data: unknown
+  context?: HookContext
+}
 
 /**
  * The part of a hook context the publishers need on another instance: the company (to pick
  * the channel) and what the socket transport sends. Everything else stays on the instance
  * that handled the request.
  */
-const portable = (context: any) =>
+const portable = (context: HookContext | undefined) =>
   context && {
     path: context.path,
     method: context.method,
@@ -27,7 +40,7 @@ export const syncEvents = (app: Application) => {
     sync({
       uri,
       key: app.get('syncKey') || 'crewclock-events',
-      serialize: (payload: any) => JSON.stringify({ ...payload, context: portable(payload.context) }),
+      serialize: (payload: SyncPayload) => JSON.stringify({ ...payload, context: portable(payload.context) }),
       // The socket transport sends `context.dispatch || context.result`: the record is the event data.
       deserialize: (raw: string) => {
         const payload = JSON.parse(raw)
@@ -37,15 +50,15 @@ export const syncEvents = (app: Application) => {
   )
   app.hooks({
     setup: [
-      async (_context: any, next: any) => {
-        await (app as any).sync.ready
+      async (_context: unknown, next: NextFunction) => {
+        await (app as SyncedApplication).sync.ready
         await next()
       }
     ],
     teardown: [
-      async (_context: any, next: any) => {
+      async (_context: unknown, next: NextFunction) => {
         await next()
-        const { pub, sub } = (app as any).sync
+        const { pub, sub } = (app as SyncedApplication).sync
         await Promise.allSettled([sub.quit(), pub.quit()])
       }
     ]

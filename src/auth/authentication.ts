@@ -38,7 +38,19 @@ const activeUsers = (from: Knex.QueryBuilder) =>
     .join('roles', 'roles.id', 'users.roleId')
     .whereNull('users.deactivatedAt')
 
-const toPrincipal = (row: any): Principal => ({
+/** A row of PRINCIPAL_COLUMNS. */
+interface PrincipalRow {
+  companyId: number
+  companyName: string
+  country: string
+  timezone: string
+  userId: number
+  fullName: string
+  email: string
+  roleType: string
+}
+
+const toPrincipal = (row: PrincipalRow): Principal => ({
   company: { id: row.companyId, name: row.companyName, country: row.country, timezone: row.timezone },
   user: { id: row.userId, fullName: row.fullName, email: row.email, roleType: row.roleType }
 })
@@ -92,7 +104,7 @@ export class ApiKeyStrategy extends AuthenticationBaseStrategy {
   }
 
   async authenticate(authentication: AuthenticationRequest): Promise<AuthenticationResult> {
-    const db = this.app!.get('knex' as any) as Knex
+    const db = this.app!.get('knex')
     const { apiKey } = authentication
     const found =
       typeof apiKey === 'string' && isApiKeyShape(apiKey)
@@ -109,7 +121,7 @@ export class ApiKeyStrategy extends AuthenticationBaseStrategy {
  * key stops working on open sockets as well.
  */
 export class ApiKeyJwtStrategy extends JWTStrategy {
-  async authenticate(authentication: AuthenticationRequest, params: AuthenticationParams): Promise<any> {
+  async authenticate(authentication: AuthenticationRequest, params: AuthenticationParams) {
     const result = await super.authenticate(authentication, params).catch((error) => {
       // jsonwebtoken's errors ("jwt malformed", its error class and stack in `data`) are
       // internals: a token that cannot be verified is simply not valid.
@@ -121,7 +133,7 @@ export class ApiKeyJwtStrategy extends JWTStrategy {
       sub?: string
       sessionVersion?: number
     }
-    const db = this.app!.get('knex' as any) as Knex
+    const db = this.app!.get('knex')
     if (payload.apiKeyId === undefined) {
       // Settings-page tokens (admin login) carry no key: they are for the settings endpoints only.
       // A token minted before a logout, password change or deactivation carries an older
@@ -151,7 +163,7 @@ const dummyPasswordHash = () =>
  * tells whether the email exists, belongs to an admin, or the admin is deactivated (§10.1).
  */
 export class AdminLocalStrategy extends LocalStrategy {
-  setApplication(app: any) {
+  setApplication(app: Parameters<LocalStrategy['setApplication']>[0]) {
     super.setApplication(app)
     // Hashed ahead, so that the first failed login costs what later ones cost.
     void dummyPasswordHash()
@@ -163,7 +175,7 @@ export class AdminLocalStrategy extends LocalStrategy {
   }
 
   async findEntity(username: string) {
-    const db = this.app!.get('knex' as any) as Knex
+    const db = this.app!.get('knex')
     const row = await db('users')
       .join('roles', 'roles.id', 'users.roleId')
       .select('users.*', 'roles.type as roleType')
@@ -172,16 +184,22 @@ export class AdminLocalStrategy extends LocalStrategy {
     return row && row.roleType === 'admin' && !row.deactivatedAt && row.passwordHash ? row : null
   }
 
-  async authenticate(data: AuthenticationRequest): Promise<any> {
+  async authenticate(data: AuthenticationRequest) {
     const { email, password } = data as { email?: unknown; password?: unknown }
     if (typeof email !== 'string' || typeof password !== 'string' || !password)
       throw new NotAuthenticated('Invalid login')
     const entity = await this.findEntity(email)
     const matches = await this.verifyPassword(password, entity ? entity.passwordHash : await dummyPasswordHash())
     if (!entity || !matches) throw new NotAuthenticated('Invalid login')
-    const principal = await loadPrincipal(this.app!.get('knex' as any) as Knex, entity.companyId, entity.id)
+    const principal = await loadPrincipal(this.app!.get('knex'), entity.companyId, entity.id)
     if (!principal) throw new NotAuthenticated('Invalid login')
-    return { authentication: { strategy: this.name }, ...principal, sessionVersion: entity.sessionVersion }
+    return { authentication: { strategy: this.name! }, ...principal, sessionVersion: entity.sessionVersion }
+  }
+}
+
+declare module '../declarations' {
+  interface ServiceTypes {
+    authentication: AuthenticationService
   }
 }
 

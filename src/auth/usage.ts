@@ -1,5 +1,12 @@
 import type { Knex } from 'knex'
-import type { Application } from '../declarations'
+import type { Application, NextFunction } from '../declarations'
+
+declare module '../declarations' {
+  interface Configuration {
+    /** Set by usageCounting(); absent in an app that counts no usage. */
+    usage?: UsageCounter
+  }
+}
 
 interface Tally {
   companyId: number
@@ -62,13 +69,13 @@ export class UsageCounter {
 }
 
 export const usageCounting = (app: Application) => {
-  const counter = new UsageCounter(app.get('knex' as any))
-  app.set('usage' as any, counter)
+  const counter = new UsageCounter(app.get('knex'))
+  app.set('usage', counter)
   const timer = setInterval(() => void counter.flush(), 5000)
   timer.unref()
   app.hooks({
     teardown: [
-      async (_context: any, next: any) => {
+      async (_context: unknown, next: NextFunction) => {
         clearInterval(timer)
         await counter.flush()
         await next()

@@ -73,7 +73,7 @@ export async function createCompany(db: Knex, secret: string, input: CreateCompa
         rows.map((row, order) => ({ companyId, order, ...row, ...stamps })),
         ['id']
       )
-      return inserted.map((r: any) => Number(r.id))
+      return inserted.map((r: { id: number | string }) => Number(r.id))
     }
     const roleIds = await seed(
       'roles',

@@ -11,11 +11,28 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value))
 
 export type DatabaseClient = 'sqlite3' | 'pg'
 
+declare module '../declarations' {
+  interface Configuration {
+    /** The pool, set by createApp(); a call inside a write uses `params.transaction.trx` instead. */
+    knex: Knex
+  }
+}
+
 // knex's SQLite client and transaction classes (the package has no typings for dialect internals).
-const Sqlite3Client: new (config: Knex.Config) => object = require('knex/lib/dialects/sqlite3')
-const Sqlite3Transaction: new (...args: any[]) => {
+const Sqlite3Client: new (config: Knex.Config) => {
+  _query(connection: unknown, obj: unknown): Promise<unknown>
+} = require('knex/lib/dialects/sqlite3')
+const Sqlite3Transaction: new (...args: unknown[]) => {
   query(conn: unknown, sql: string, status?: number, value?: unknown): Promise<unknown>
+  trxClient: { query(conn: unknown, sql: string): Promise<unknown> }
+  _rejecter(error: unknown): void
+  _completed: boolean
 } = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction')
+
+/** The node-sqlite3 connection a pool hands to `afterCreate`. */
+interface SqliteConnection {
+  run(sql: string, callback: (err: Error | null) => void): void
+}
 
 /**
  * SQLite transactions take the write lock when they begin (BEGIN IMMEDIATE). With several
@@ -36,14 +53,13 @@ class ImmediateTransaction extends Sqlite3Transaction {
    * error the caller must see (the timeout, a 503) with a generic one (a 500).
    */
   query(conn: unknown, sql: string, status?: number, value?: unknown) {
-    if (status !== 2 || value === undefined || !/^ROLLBACK\b/i.test(sql))
-      return (super.query as any)(conn, sql, status, value)
-    const self = this as any
-    const rolledBack = self.trxClient.query(conn, sql).then(
-      (res: unknown) => (self._rejecter(value), res),
-      (err: any) => self._rejecter(/no transaction is active/.test(String(err?.message)) ? value : err)
+    if (status !== 2 || value === undefined || !/^ROLLBACK\b/i.test(sql)) return super.query(conn, sql, status, value)
+    const rolledBack = this.trxClient.query(conn, sql).then(
+      (res: unknown) => (this._rejecter(value), res),
+      (err: unknown) =>
+        this._rejecter(/no transaction is active/.test(String((err as Error | undefined)?.message)) ? value : err)
     )
-    self._completed = true
+    this._completed = true
     return rolledBack
   }
 }
@@ -62,7 +78,7 @@ class Sqlite3ImmediateClient extends Sqlite3Client {
 
   _query(connection: { interrupt?: () => void }, obj: unknown) {
     const timeoutMs = (this as unknown as { config: { statementTimeoutMs?: number } }).config.statementTimeoutMs
-    const run = (Sqlite3Client.prototype as any)._query.call(this, connection, obj) as Promise<unknown>
+    const run = super._query(connection, obj)
     if (!timeoutMs || typeof connection?.interrupt !== 'function') return run
     const timer = setTimeout(() => connection.interrupt!(), timeoutMs)
     return run.finally(() => clearTimeout(timer))
@@ -217,7 +233,7 @@ export function createKnex(
       // `optimize` (SQLite's advice for long-lived connections) gathers the statistics the query
       // planner needs, for tables that have none or have grown since: without them it picks a
       // one-column index over the (company, user, start) one for a user's month of time entries.
-      afterCreate: (conn: any, done: (err: Error | null, conn: unknown) => void) => {
+      afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) => {
         conn.run('PRAGMA foreign_keys = ON', () =>
           conn.run('PRAGMA journal_mode = WAL', () =>
             conn.run(`PRAGMA busy_timeout = ${Math.floor(busyTimeoutMs)}`, (err: Error | null) =>

@@ -60,11 +60,12 @@ interface IndexedSearch {
 }
 
 /** The `$like` filters of a query (in adapter syntax) that a search index can narrow. */
-function indexedSearches(table: string, query: Record<string, any> = {}): IndexedSearch[] {
+function indexedSearches(table: string, query: Record<string, unknown> = {}): IndexedSearch[] {
   const searches: IndexedSearch[] = []
   for (const field of INDEXED_FIELDS[table] ?? []) {
-    const pattern = query[field]?.$like
-    const runs = typeof pattern === 'string' ? searchableRuns(pattern) : []
+    const pattern = (query[field] as { $like?: unknown } | undefined)?.$like
+    if (typeof pattern !== 'string') continue
+    const runs = searchableRuns(pattern)
     if (runs.length > 0) searches.push({ field, pattern, runs })
   }
   return searches
@@ -89,7 +90,7 @@ export const SELECTIVE_CANDIDATES = 500
 export async function searchCandidates(
   db: Knex,
   table: string,
-  query?: Record<string, any>,
+  query?: Record<string, unknown>,
   statistics?: TrigramStatistics
 ): Promise<number[] | undefined> {
   let candidates: number[] | undefined
@@ -138,7 +139,7 @@ export interface NarrowedLike {
 export async function pgNarrowedLikes(
   db: Knex,
   table: string,
-  query: Record<string, any> | undefined,
+  query: Record<string, unknown> | undefined,
   statistics: TrigramStatistics
 ): Promise<NarrowedLike[]> {
   const narrowed: NarrowedLike[] = []

@@ -50,13 +50,15 @@ export const sqliteLikeSql = (like: SqliteLike) =>
  * Takes every `$like` filter out of a query for SQLite: the adapter writes LIKE without an
  * escape. Returns the query without them and how to write each instead.
  */
-export function takeSqliteLikes(query: Record<string, any>): { query: Record<string, any>; likes: SqliteLike[] } {
+export function takeSqliteLikes(query: Record<string, unknown>): {
+  query: Record<string, unknown>
+  likes: SqliteLike[]
+} {
   const likes: SqliteLike[] = []
   let rest = query
   for (const [field, condition] of Object.entries(query)) {
-    if (field.startsWith('$') || !condition || typeof condition !== 'object' || typeof condition.$like !== 'string')
-      continue
-    const pattern: string = condition.$like
+    const pattern = (condition as { $like?: unknown } | null)?.$like
+    if (field.startsWith('$') || !condition || typeof condition !== 'object' || typeof pattern !== 'string') continue
     likes.push(
       needsGlob(pattern)
         ? { field, operator: 'GLOB', pattern: likeToGlob(pattern) }
@@ -68,8 +70,8 @@ export function takeSqliteLikes(query: Record<string, any>): { query: Record<str
 }
 
 /** A copy of a query (in adapter syntax) without the `$like` of `field`, keeping its other operators. */
-export function withoutLike(query: Record<string, any>, field: string): Record<string, any> {
+export function withoutLike(query: Record<string, unknown>, field: string): Record<string, unknown> {
   const { [field]: condition, ...rest } = query
-  const { $like: _, ...others } = condition ?? {}
+  const { $like: _, ...others } = (condition ?? {}) as Record<string, unknown>
   return Object.keys(others).length > 0 ? { ...rest, [field]: others } : rest
 }

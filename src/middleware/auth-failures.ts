@@ -1,8 +1,8 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import type { Server } from 'socket.io'
 import type { Application, HookContext, NextFunction } from '../declarations'
 import type { ProxyTrust } from './trust-proxy'
-import { stampClientAddress, stampedClientAddress, type RateLimits } from './rate-limits'
+import { stampClientAddress, stampedClientAddress } from './rate-limits'
 
 /**
  * Sockets: the client address is read from the handshake request as soon as the engine accepts
@@ -21,13 +21,16 @@ export const recordSocketAddresses = (trust: ProxyTrust) => (io: Server) => {
  * limited address would still learn which guess was right.
  */
 export const limitFailedLogins = (app: Application) => {
-  const failures = () => (app.get('rateLimits' as any) as RateLimits).authFailures
+  const failures = () => app.get('rateLimits').authFailures
   app.service('authentication').hooks({
     around: {
       create: [
         async (context: HookContext, next: NextFunction) => {
           const { provider } = context.params
-          const params = context.params as { headers?: any; connection?: { headers?: any } }
+          const params = context.params as {
+            headers?: IncomingHttpHeaders
+            connection?: { headers?: IncomingHttpHeaders }
+          }
           // 'unknown' never happens for a connection the transports set up; it still counts.
           const address = provider
             ? (stampedClientAddress(params.headers ?? params.connection?.headers) ?? 'unknown')
@@ -40,8 +43,8 @@ export const limitFailedLogins = (app: Application) => {
           if (provider === 'rest') return next()
           try {
             await next()
-          } catch (error: any) {
-            if (error?.code === 401) throw (await failures().fail(address)) ?? error
+          } catch (error) {
+            if ((error as { code?: unknown } | undefined)?.code === 401) throw (await failures().fail(address)) ?? error
             throw error
           }
         }

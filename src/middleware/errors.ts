@@ -5,12 +5,22 @@ import { badRequest, notAnObject } from '../resources/validation'
 import type { Context, Next } from 'koa'
 import type { Logger } from 'pino'
 
+/** What koa, its body parser and Node put on the errors they throw (any of it may be missing). */
+interface RawError {
+  status?: unknown
+  statusCode?: unknown
+  code?: unknown
+  message?: string
+  type?: unknown
+}
+
 /** Errors raised outside services (body parser, unknown routes) as the same JSON error body. */
-function toFeathersError(error: any): FeathersError {
-  if (error instanceof FeathersError) return error
+function toFeathersError(raw: unknown): FeathersError {
+  if (raw instanceof FeathersError) return raw
+  const error = raw as RawError | null | undefined
   const status = Number(error?.status ?? error?.statusCode ?? 500)
   if (status === 413) return new PayloadTooLarge('Request body is larger than allowed (JSON: 1 MiB)')
-  if (status === 415) return new UnsupportedMediaType(error.message)
+  if (status === 415) return new UnsupportedMediaType(error?.message)
   // zlib refusing a body whose bytes are not what its Content-Encoding says (gzip/deflate:
   // Z_DATA_ERROR, ...; brotli: ERR__ERROR_FORMAT_..., "Decompression failed").
   if (/^(Z_|ERR__ERROR_)/.test(String(error?.code ?? '')))
@@ -28,7 +38,7 @@ function toFeathersError(error: any): FeathersError {
   }
   // Database errors outside a service (/ready, authentication in middleware): 503 when the
   // database is unreachable, like inside a service.
-  return toApiError(error)
+  return toApiError(raw)
 }
 
 export const errorHandler = (logger: Logger) => async (ctx: Context, next: Next) => {
@@ -37,15 +47,15 @@ export const errorHandler = (logger: Logger) => async (ctx: Context, next: Next)
     if (ctx.body === undefined && ctx.status === 404) {
       throw new NotFound(`Path ${ctx.path} not found`)
     }
-  } catch (raw: any) {
+  } catch (raw) {
     const error = toFeathersError(raw)
     if (error.code >= 500) logger.error({ err: raw, path: ctx.path, method: ctx.method }, 'request failed')
     ctx.status = error.code
     if (error.code === 401) ctx.set('WWW-Authenticate', 'Bearer')
     const allow = (error.data as { allow?: unknown } | undefined)?.allow
     if (error.code === 405 && Array.isArray(allow)) ctx.set('Allow', allow.join(', '))
-    if (error.code === 429 && (error.data as any)?.retryAfter)
-      ctx.set('Retry-After', String((error.data as any).retryAfter))
+    const retryAfter = (error.data as { retryAfter?: unknown } | undefined)?.retryAfter
+    if (error.code === 429 && retryAfter) ctx.set('Retry-After', String(retryAfter))
     const { name, message, code, className, data } = error.toJSON()
     ctx.body = data === undefined ? { name, message, code, className } : { name, message, code, className, data }
   }

@@ -30,7 +30,8 @@ export const guardPrototypePathSegments = (app: Application) => async (ctx: Cont
   const found = app.lookup(segments.map((s) => (PROTOTYPE_KEYS.has(s) ? PROBE : s)).join('/'))
   const param = found && Object.keys(found.params).find((name) => found.params[name] === PROBE)
   if (!param) throw new NotFound(`Path ${ctx.path} not found`)
-  const name = param === '__id' ? ((found.service as any).resource?.idParam ?? 'id') : param
+  const name =
+    param === '__id' ? ((found.service as { resource?: { idParam?: string } }).resource?.idParam ?? 'id') : param
   throw invalidPathId(name)
 }
 

@@ -13,6 +13,15 @@ import { TooManyRequests } from '@feathersjs/errors'
 import type { Logger } from 'pino'
 import type { ProxyTrust } from './trust-proxy'
 
+declare module '../declarations' {
+  interface Configuration {
+    /** Set by createApp(). */
+    rateLimits: RateLimits
+    /** `rateLimits.keyBudget`: null when keys are unlimited. */
+    keyBudget: KeyBudget | null
+  }
+}
+
 /**
  * The limits of CONTRACT §10.2, on rate-limiter-flexible. Counters live where every process that
  * serves the deployment sees them: in Redis with REDIS_URL (every instance), else in the cluster
@@ -196,7 +205,7 @@ export function stampClientAddress(req: IncomingMessage, trust: ProxyTrust) {
 }
 
 export const stampedClientAddress = (headers: IncomingHttpHeaders | undefined): string | undefined =>
-  (headers as any)?.[CLIENT_ADDRESS]
+  (headers as Record<typeof CLIENT_ADDRESS, string | undefined> | undefined)?.[CLIENT_ADDRESS]
 
 const UNLIMITED_PATHS = new Set(['/health', '/ready'])
 
@@ -210,12 +219,13 @@ export const limitFailedAuthentication =
     if (UNLIMITED_PATHS.has(ctx.path)) return next()
     const address = stampClientAddress(ctx.req, trust)
     const rateLimitHeaders: RateLimitHeaders = {}
-    ctx.feathers = { ...ctx.feathers, rateLimitHeaders } as any
+    const feathers = { ...ctx.feathers, rateLimitHeaders }
+    ctx.feathers = feathers
     try {
       await next()
-    } catch (error: any) {
+    } catch (error) {
       ctx.set(rateLimitHeaders)
-      if (error?.code === 401) throw (await failures.fail(address)) ?? error
+      if ((error as { code?: unknown } | undefined)?.code === 401) throw (await failures.fail(address)) ?? error
       throw error
     }
     ctx.set(rateLimitHeaders)
@@ -247,9 +257,10 @@ export const budgetOfUnservedRequests =
       typeof status === 'number' && status >= 400 && status < 500 && status !== 401 && status !== 429
     try {
       await next()
-    } catch (error: any) {
+    } catch (error) {
       // Feathers errors carry `code`, koa's (the body parser's) `status`.
-      if (refused(typeof error?.code === 'number' ? error.code : error?.status)) await spend()
+      const { code, status } = (error ?? {}) as { code?: unknown; status?: unknown }
+      if (refused(typeof code === 'number' ? code : status)) await spend()
       throw error
     }
     if (refused(ctx.status)) await spend()

@@ -1,6 +1,13 @@
 import proxyaddr from 'proxy-addr'
 import type { IncomingMessage } from 'node:http'
 
+declare module '../declarations' {
+  interface Configuration {
+    /** Set by createApp() from `trustProxy`. */
+    proxyTrust: ProxyTrust
+  }
+}
+
 /**
  * Who is the client (CONTRACT §10.2)? The connection's peer, unless `TRUST_PROXY` names the
  * proxies in front of us: then the right-most `X-Forwarded-For` entry that is not a trusted proxy.
@@ -33,7 +40,7 @@ export function compileTrust(setting: string | number | undefined): TrustFn {
 export function proxyTrust(setting: string | number | undefined): ProxyTrust {
   const trust = compileTrust(setting)
   return {
-    clientAddress: (req) => proxyaddr(req as any, trust) || req.socket?.remoteAddress || 'unknown',
+    clientAddress: (req) => proxyaddr(req, trust) || req.socket?.remoteAddress || 'unknown',
     isTls(req) {
       if ((req.socket as { encrypted?: boolean } | undefined)?.encrypted) return true
       const peer = req.socket?.remoteAddress

@@ -1,3 +1,4 @@
+import type { TSchema } from '@feathersjs/typebox'
 import type { Resource, Row } from './define-resource'
 import { filterKind } from './query'
 
@@ -6,13 +7,13 @@ import { filterKind } from './query'
  * timestamps (PostgreSQL Date, SQLite text) and numbers come out the same on both databases.
  */
 /** Stored documents get every declared property of their object schema, null when absent. */
-function completeShape(schema: any, value: unknown): unknown {
+function completeShape(schema: TSchema | undefined, value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value
   if (Array.isArray(value)) return schema?.items ? value.map((item) => completeShape(schema.items, item)) : value
   if (!schema?.properties) return value
   const required = new Set<string>(schema.required ?? [])
   const result: Row = {}
-  for (const [key, propertySchema] of Object.entries(schema.properties)) {
+  for (const [key, propertySchema] of Object.entries(schema.properties as Record<string, TSchema>)) {
     const v = (value as Row)[key]
     if (v !== undefined) result[key] = completeShape(propertySchema, v)
     else if (required.has(key)) result[key] = null

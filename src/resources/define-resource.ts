@@ -81,8 +81,8 @@ export const writeOnly = <S extends TSchema>(schema: S, options?: FieldOptions &
     false
   >
 
-type ValueOf<F> = F extends TypedField<infer S, any, any, any, any> ? Static<S> : unknown
-type WriteValueOf<F> = F extends TypedField<any, infer W, any, any, any> ? W : unknown
+type ValueOf<F> = F extends { schema: infer S extends TSchema } ? Static<S> : unknown
+type WriteValueOf<F> = F extends { readonly __write?: infer W } ? W : unknown
 type NeverNull = 'id' | 'createdAt' | 'updatedAt'
 
 /** A resource as responses carry it. */
@@ -96,6 +96,12 @@ export type DataOf<F> = { [K in keyof F as F[K] extends { create: true } ? K : n
 /** A PATCH body. */
 export type PatchOf<F> = { [K in keyof F as F[K] extends { patch: true } ? K : never]?: WriteValueOf<F[K]> | null }
 
+/**
+ * A stored row or a record in the machinery and the declarations' callbacks. Knex hands rows back
+ * untyped and a declaration says its fields at run time only; the typed views of a resource are
+ * ResultOf/DataOf/PatchOf. Reading a field narrows where the rules need it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- library seam: knex rows, fields known at run time
 export type Row = Record<string, any>
 export type ValidationErrors = Record<string, string>
 
@@ -180,7 +186,9 @@ export interface ExtraFilter {
  * A resource as one declaration. `Plan` and `RemovePlan` are what its `beforeWrite` and
  * `beforeRemove` hand to the later stages of the same call (inferred from the callbacks).
  */
-export interface ResourceDeclaration<Plan = any, RemovePlan = any> {
+// The callbacks are methods: a declaration with its own plan types is a Resource (of unknown plans)
+// where the machinery holds declarations of every kind.
+export interface ResourceDeclaration<Plan = unknown, RemovePlan = unknown> {
   /** Collection path segment under /v1, e.g. `customers`. */
   path: string
   /** The table; `defineResource` derives it from the path (`time-entries`: `time_entries`). */
@@ -213,20 +221,20 @@ export interface ResourceDeclaration<Plan = any, RemovePlan = any> {
    * for how a refusal meets field errors. When it returns no field errors, the `plan` it set is
    * what `toRow` and `afterWrite` read.
    */
-  beforeWrite?: (write: WriteContext<Plan>) => Promise<ValidationErrors | void>
+  beforeWrite?(write: WriteContext<Plan>): Promise<ValidationErrors | void>
   /** Changes the raw row after the generic mapping (hash passwords, normalise emails, ...). */
-  toRow?: (row: Row, write: PlannedWrite<Plan>) => Promise<void> | void
+  toRow?(row: Row, write: PlannedWrite<Plan>): Promise<void> | void
   /** Writes what lives outside the resource's own row (join tables), in the request transaction. */
-  afterWrite?: (id: number, write: PlannedWrite<Plan>) => Promise<void>
+  afterWrite?(id: number, write: PlannedWrite<Plan>): Promise<void>
   /** Fills fields that are not stored in the row, for a page of results at once (inside a write, on its transaction). */
-  loadVirtual?: (items: Row[], read: ReadContext) => Promise<void>
+  loadVirtual?(items: Row[], read: ReadContext): Promise<void>
   /** Checks (409 when still referenced) and cascades before a delete, in the request transaction. */
-  beforeRemove?: (remove: RemoveContext<RemovePlan>) => Promise<void>
+  beforeRemove?(remove: RemoveContext<RemovePlan>): Promise<void>
   /** Follow-up work once the row is gone (derived aggregates), in the request transaction. */
-  afterRemove?: (remove: PlannedRemove<RemovePlan>) => Promise<void>
+  afterRemove?(remove: PlannedRemove<RemovePlan>): Promise<void>
 }
 
-export interface Resource<Plan = any, RemovePlan = any> extends ResourceDeclaration<Plan, RemovePlan> {
+export interface Resource<Plan = unknown, RemovePlan = unknown> extends ResourceDeclaration<Plan, RemovePlan> {
   schema: TObject
   createSchema: TObject
   patchSchema: TObject
@@ -279,9 +287,19 @@ const tableOf = (path: string) => path.split('/').pop()!.replace(/-/g, '_')
 /** `TimeEntry`: `timeEntryId`. */
 const idParamOf = (entity: string) => `${entity[0].toLowerCase()}${entity.slice(1)}Id`
 
-export function defineResource<F extends Record<string, FieldSpec>, Plan = undefined, RemovePlan = undefined>(
-  input: ResourceInput<Plan, RemovePlan, F>
-): Resource<Plan, RemovePlan> & { types?: ResourceTypes<StandardFields & F> } {
+/**
+ * Builds a resource from its declaration. The path and methods keep their literal types: the app's
+ * ServiceTypes and the typed client are derived from them (src/services/declared.ts).
+ */
+export function defineResource<
+  F extends Record<string, FieldSpec>,
+  Plan = undefined,
+  RemovePlan = undefined,
+  P extends string = string,
+  M extends Method = Method
+>(
+  input: ResourceInput<Plan, RemovePlan, F> & { path: P; methods: M[] }
+): Resource<Plan, RemovePlan> & { path: P; methods: M[]; types?: ResourceTypes<StandardFields & F> } {
   const fields: Record<string, FieldSpec> = { id: standardId(), ...input.fields }
   fields.createdAt ??= standardTimestamp()
   fields.updatedAt ??= standardTimestamp()
@@ -307,6 +325,8 @@ export function defineResource<F extends Record<string, FieldSpec>, Plan = undef
   const english = decl.displayNames?.EN ?? decl.entity.replace(/([a-z])([A-Z])/g, '$1 $2')
   return {
     ...decl,
+    path: input.path,
+    methods: input.methods,
     schema,
     createSchema: writeBodySchema(decl, 'create'),
     patchSchema: writeBodySchema(decl, 'patch'),

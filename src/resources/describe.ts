@@ -16,7 +16,7 @@ const documents = new WeakMap<Application, Map<string, Json>>()
 /** The document of one collection (or of the whole API) with the display names of `country`. */
 export function describeApp(app: Application, options: { collection?: string; country?: string } = {}): Json {
   const { resources, contributions } = registryOf(app)
-  const serverUrl = (app.get('publicUrl') as string | undefined) || '/'
+  const serverUrl = app.get('publicUrl') || '/'
   const key = [options.collection, options.country, serverUrl, resources.length, contributions.length].join('|')
   const cache = documents.get(app) ?? new Map<string, Json>()
   documents.set(app, cache)

@@ -19,12 +19,23 @@ const CONNECTION_CODES = new Set([
 
 const TIMEOUT_CODES = new Set(['57014', '55P03', '25P03', 'SQLITE_INTERRUPT'])
 
+/** What the drivers put on their errors (pg: `code`, `detail`; sqlite3: `code`, `message`). */
+interface DriverError {
+  code?: unknown
+  message?: unknown
+  detail?: unknown
+}
+
+/** @feathersjs/knex keeps the driver's error under ERROR when it wraps one. */
+const wrappedError = (raw: unknown): unknown => (raw as { [ERROR]?: unknown } | null | undefined)?.[ERROR]
+const driverError = (raw: unknown) => (wrappedError(raw) ?? raw) as DriverError | null | undefined
+
 /** The column a unique violation names: `UNIQUE constraint failed: projects.company_id, projects.number` or `projects_company_id_number_unique`. */
-function uniqueField(error: any): string | undefined {
-  const sqlite = /UNIQUE constraint failed: (.+)$/.exec(error.message ?? '')
+function uniqueField(error: DriverError): string | undefined {
+  const sqlite = /UNIQUE constraint failed: (.+)$/.exec(String(error.message ?? ''))
   const columns = sqlite
     ? sqlite[1].split(',').map((c: string) => c.trim().split('.').pop() as string)
-    : (/\(([^)]+)\)=/.exec(error.detail ?? '')?.[1] ?? '').split(',').map((c: string) => c.trim())
+    : (/\(([^)]+)\)=/.exec(String(error.detail ?? ''))?.[1] ?? '').split(',').map((c: string) => c.trim())
   const field = columns.filter((c: string) => c && c !== 'company_id').pop()
   return field ? camelCase(field).replace(/Normalized$/, '') : undefined
 }
@@ -55,8 +66,8 @@ function dataExceptionError(code: string, query?: Record<string, unknown>): BadR
 }
 
 /** A foreign key violation (PostgreSQL 23503, SQLite's FOREIGN KEY constraint). */
-export function isForeignKeyViolation(raw: any): boolean {
-  const error = raw?.[ERROR] ?? raw
+export function isForeignKeyViolation(raw: unknown): boolean {
+  const error = driverError(raw)
   const code = String(error?.code ?? '')
   return (
     code === '23503' || (code.startsWith('SQLITE_CONSTRAINT') && String(error?.message ?? '').includes('FOREIGN KEY'))
@@ -102,13 +113,13 @@ export function stillReferenced(
  * is 409 naming the field, a foreign key violation on delete is 409 (still referenced), a lost
  * connection is 503; anything unexpected is a 500 with a generic message.
  */
-export function toApiError(raw: any, method?: string, query?: Record<string, unknown>): FeathersError {
-  const error = raw?.[ERROR] ?? raw
-  if (error instanceof FeathersError && !raw?.[ERROR]) return error
+export function toApiError(raw: unknown, method?: string, query?: Record<string, unknown>): FeathersError {
+  if (raw instanceof FeathersError && !wrappedError(raw)) return raw
+  const error = driverError(raw)
   const code = String(error?.code ?? '')
   const message = String(error?.message ?? '')
   if (code === '23505' || (code === 'SQLITE_CONSTRAINT' && message.includes('UNIQUE'))) {
-    const field = uniqueField(error)
+    const field = uniqueField(error!)
     return conflict(
       field ? `A record with this ${field} already exists` : 'A record with these values already exists',
       field ? { reason: 'duplicate', validationErrors: { [field]: 'already exists' } } : { reason: 'duplicate' }
@@ -143,12 +154,10 @@ export function toApiError(raw: any, method?: string, query?: Record<string, unk
 export const mapDatabaseErrors = async (context: HookContext, next: NextFunction) => {
   try {
     await next()
-  } catch (error: any) {
+  } catch (error) {
     const mapped = toApiError(error, context.method, context.params?.query)
     if (mapped.code >= 500 && mapped !== error)
-      context.app
-        .get('logger' as any)
-        ?.error?.({ err: error, path: context.path, method: context.method }, 'database error')
+      context.app.get('logger').error({ err: error, path: context.path, method: context.method }, 'database error')
     throw mapped
   }
 }

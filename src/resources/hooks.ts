@@ -25,16 +25,16 @@ export const requireApiKey = async (context: HookContext, next: NextFunction) =>
     const sent = context.params.authentication as { strategy?: string } | undefined
     if (sent && !strategies.includes(String(sent.strategy))) throw new NotAuthenticated(INVALID_API_KEY)
     try {
-      await authenticate(strategies[0], ...strategies.slice(1))(context as any)
+      await authenticate(strategies[0], ...strategies.slice(1))(context)
     } catch (error) {
       throw sent && error instanceof NotAuthenticated ? new NotAuthenticated(INVALID_API_KEY) : error
     }
-    if ((context.params as any).settingsLogin) throw new NotAuthenticated('Use an API key for /v1')
+    if (context.params.settingsLogin) throw new NotAuthenticated('Use an API key for /v1')
     const { company, apiKey } = context.params
     if (company && apiKey) {
       // The key's budget (CONTRACT §10.2); on REST its RateLimit-* headers go out with the response.
-      await context.app.get('keyBudget' as any)?.spend(apiKey.id, context.params.rateLimitHeaders)
-      context.app.get('usage' as any)?.record(company.id, apiKey.id, 'v1')
+      await context.app.get('keyBudget')?.spend(apiKey.id, context.params.rateLimitHeaders)
+      context.app.get('usage')?.record(company.id, apiKey.id, 'v1')
     }
   }
   await next()

@@ -38,6 +38,11 @@ export const OPENAPI_VERSION = '3.1.0'
 export const API_VERSION = '1.0.0'
 export const API_TITLE = 'crewclock API'
 
+/**
+ * A node of the OpenAPI document: built and walked keyword by keyword (hoisting, nullability), as
+ * TypeBox's own schemas are (its TSchema is open the same way).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- library seam: JSON Schema/OpenAPI trees of TypeBox schemas, walked by keyword
 export type Json = Record<string, any>
 /** Path items keyed by OpenAPI path template. */
 export type PathItems = Record<string, Json>

@@ -12,7 +12,8 @@ type FilterKind = 'number' | 'string' | 'timestamp' | 'date' | 'boolean' | 'enum
 const COMPARISONS = ['$lt', '$lte', '$gt', '$gte']
 
 export function filterKind(schema: TSchema): FilterKind {
-  const s = schema as Record<string, any>
+  // TypeBox's TSchema is open (any keyword): the keywords read here are JSON Schema's.
+  const s = schema
   const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type
   if (type === 'integer' || type === 'number') return 'number'
   if (type === 'boolean') return 'boolean'
@@ -35,7 +36,8 @@ export function operatorsOf(kind: FilterKind) {
 
 /** A filter value in a query string: the field's type without its write bounds, or null. */
 const valueSchema = (schema: TSchema): TSchema => {
-  const s = schema as Record<string, any>
+  // TypeBox's TSchema is open (any keyword): the keywords read here are JSON Schema's.
+  const s = schema
   const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type
   const { format, enum: values, minimum, maximum } = s
   if (type === 'integer') return Type.Integer({ minimum: minimum ?? -INT32_MAX - 1, maximum: maximum ?? INT32_MAX })

@@ -56,7 +56,7 @@ export interface RegisterOptions {
 export function registerResource(app: Application, resource: Resource, options: RegisterOptions = {}) {
   const path = `${API_PREFIX}/${options.path ?? resource.path}`
   const querySchema = buildQuerySchema(resource)
-  const service = options.service ?? new ResourceService(resource, app.get('knex' as any), app.get('dbClient'))
+  const service = options.service ?? new ResourceService(resource, app.get('knex'), app.get('dbClient'))
   const collection = collectionOf(path)
   app.use(path, service, { methods: resource.methods, events: [], ...(options.koa ? { koa: options.koa } : {}) })
   app.service(path).hooks({
@@ -87,7 +87,7 @@ export function registerResource(app: Application, resource: Resource, options: 
   registerSpecRoute(app, collection)
   for (const route of options.routes ?? []) {
     const routePath = `${path}/${route.name}`
-    app.use(routePath, route.service as any, { methods: route.methods, events: [] })
+    app.use(routePath, route.service, { methods: route.methods, events: [] })
     app
       .service(routePath)
       .hooks({ around: { all: [mapDatabaseErrors, requireApiKey, requireScope(collection, route.access)] } })

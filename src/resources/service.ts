@@ -122,7 +122,7 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     return items
   }
 
-  async find(params: Params = {}): Promise<any> {
+  async find(params: Params = {}): Promise<ListEnvelope> {
     const list = params.list ?? { page: 0, size: 10, sort: [['id', 1]], where: {} }
     const { table } = this.resource
     const query = { ...list.where, [`${table}.companyId`]: this.companyId(params) }
@@ -152,7 +152,7 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
    * On SQLite a search index narrows a `$like` only where it is selective; on PostgreSQL a term's
    * frequent trigrams are left out of the index look-up (src/db/search-index.ts).
    */
-  private async searchPlan(params: Params, query: Record<string, any>): Promise<SearchPlan> {
+  private async searchPlan(params: Params, query: Record<string, unknown>): Promise<SearchPlan> {
     const db = params.transaction?.trx ?? this.knex
     const { table } = this.resource
     if (this.dbClient === 'sqlite3')

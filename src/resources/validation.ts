@@ -70,7 +70,7 @@ export const fieldPath = (instancePath: string, extra?: string) =>
     .join('.')
 
 export function messageOf(error: ErrorObject): string {
-  const p = error.params as Record<string, any>
+  const p = error.params
   switch (error.keyword) {
     case 'type': {
       const types = (Array.isArray(p.type) ? p.type : String(p.type).split(',')) as string[]
@@ -112,7 +112,7 @@ export function collectErrors(errors: ErrorObject[] | null | undefined, unknownM
   const result: ValidationErrors = {}
   for (const error of errors ?? []) {
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue
-    const p = error.params as Record<string, any>
+    const p = error.params
     let path: string
     let message: string
     if (error.keyword === 'additionalProperties') {

@@ -1,6 +1,5 @@
 import { NotFound } from '@feathersjs/errors'
 import { Type, TObject } from '@feathersjs/typebox'
-import type { Knex } from 'knex'
 import type { Application, Params } from '../declarations'
 import type { Resource, ValidationErrors } from '../resources/define-resource'
 import type { ResourceService } from '../resources/service'
@@ -85,7 +84,7 @@ function parseQuery(spec: ByUserSpec, schema: TObject, raw: unknown): { userId: 
   return { userId: query.userId as number, value: query[spec.param] as Day }
 }
 
-class ByUserService {
+export class ByUserService {
   app?: Application
   readonly querySchema: TObject
 
@@ -104,7 +103,7 @@ class ByUserService {
     const company = params.company!
     const errors = periodErrors(param, value, company.timezone, this.spec.rule)
     if (errors) throw badRequest('Invalid query', errors)
-    const knex = app.get('knex' as any) as Knex
+    const knex = app.get('knex')
     if (!(await knex('users').where({ id: userId, companyId: company.id }).first('id')))
       throw new NotFound(`No User with id ${userId}`)
     const rows = app.service(`${API_PREFIX}/${resource.path}`) as unknown as ResourceService
@@ -121,10 +120,12 @@ class ByUserService {
   }
 }
 
+export const BY_USER_METHODS = ['find'] as const
+
 /** `GET /v1/<collection>/by-user` next to the collection. */
 export function byUserRoute(spec: ByUserSpec): ResourceRoute {
   // A look-up may create the period's rows, but it is a read of the sheet collection (CONTRACT §10.1).
-  return { name: 'by-user', service: new ByUserService(spec), methods: ['find'], access: 'read' }
+  return { name: 'by-user', service: new ByUserService(spec), methods: [...BY_USER_METHODS], access: 'read' }
 }
 
 /** The by-user look-up in the collection's API description. */

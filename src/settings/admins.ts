@@ -42,14 +42,23 @@ const iso = (value: unknown) => (value ? new Date(value as string).toISOString()
  * one is required), `remove` deactivates (the row stays; never the last active admin: 409).
  * Password changes and deactivation end the admin's settings sessions, including this one.
  */
+/** A row of ADMIN_COLUMNS. */
+interface AdminRow {
+  id: number
+  fullName: string
+  email: string
+  createdAt: unknown
+  deactivatedAt: unknown
+}
+
 export class AdminsService {
   constructor(private readonly app: Application) {}
 
   private get db(): Knex {
-    return this.app.get('knex' as any)
+    return this.app.get('knex')
   }
 
-  private toItem(row: any, params: Params): AdminItem {
+  private toItem(row: AdminRow, params: Params): AdminItem {
     return {
       id: row.id,
       fullName: row.fullName,

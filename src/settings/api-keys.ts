@@ -34,7 +34,7 @@ export class ApiKeysService {
   constructor(private readonly app: Application) {}
 
   private get db(): Knex {
-    return this.app.get('knex' as any)
+    return this.app.get('knex')
   }
 
   async find(params: Params): Promise<ApiKeyListItem[]> {
@@ -58,7 +58,8 @@ export class ApiKeysService {
       companyId: params.company!.id,
       userId: params.user!.id,
       name: name ?? null,
-      scopes
+      // scopeErrors refused every entry that is not a scope string.
+      scopes: scopes as string[]
     })
     return this.get(created.id, params)
   }

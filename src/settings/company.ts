@@ -86,7 +86,10 @@ function modelErrors(model: WorkingTimeModel): ValidationErrors {
   return errors
 }
 
-const versionItem = (row: any): WorkingTimeVersion => ({ id: Number(row.id), ...companyVersionOf(row) })
+const versionItem = (row: Record<string, unknown>): WorkingTimeVersion => ({
+  id: Number(row.id),
+  ...companyVersionOf(row)
+})
 
 /** The columns of a version (documents as JSON text, which both databases take). */
 const storedRow = (version: CompanyVersion): Record<string, unknown> => ({
@@ -133,7 +136,7 @@ export class CompanySettingsService {
   constructor(private readonly app: Application) {}
 
   private get db(): Knex {
-    return this.app.get('knex' as any)
+    return this.app.get('knex')
   }
 
   private async read(db: Knex | Knex.Transaction, companyId: number): Promise<CompanySettings> {
@@ -205,7 +208,7 @@ export class WorkingTimesService {
   constructor(private readonly app: Application) {}
 
   private get db(): Knex {
-    return this.app.get('knex' as any)
+    return this.app.get('knex')
   }
 
   async find(params: Params): Promise<WorkingTimeVersion[]> {

@@ -1,6 +1,6 @@
 import { authenticate } from '@feathersjs/authentication'
 import { NotAuthenticated } from '@feathersjs/errors'
-import type { TSchema } from '@feathersjs/typebox'
+import type { Static, TSchema } from '@feathersjs/typebox'
 import type { HookContext, NextFunction } from '../declarations'
 import { badRequest, bodyAjv, collectErrors, compile } from '../resources/validation'
 
@@ -10,8 +10,8 @@ import { badRequest, bodyAjv, collectErrors, compile } from '../resources/valida
  */
 export const requireSettingsLogin = async (context: HookContext, next: NextFunction) => {
   if (context.params.provider) {
-    await authenticate('jwt')(context as any)
-    if (!(context.params as any).settingsLogin)
+    await authenticate('jwt')(context)
+    if (!context.params.settingsLogin)
       throw new NotAuthenticated('Sign in on the settings page with email and password')
   }
   if (!context.params.company || !context.params.user) throw new NotAuthenticated('No company to act for')
@@ -35,7 +35,7 @@ export const noQuery = async (context: HookContext) => {
 }
 
 /** Validates a write body against a strict schema, with the field paths /v1 uses. */
-export function validateBodyWith(schema: TSchema, entity: string, body: unknown) {
+export function validateBodyWith<S extends TSchema>(schema: S, entity: string, body: unknown): Static<S> {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw badRequest('Invalid body', { '': 'must be a JSON object' })
   const validate = compile(bodyAjv, schema)
@@ -46,5 +46,5 @@ export function validateBodyWith(schema: TSchema, entity: string, body: unknown)
         path.includes('.') ? 'is not a field of this object' : `is not a field of ${entity}`
       )
     )
-  return body as Record<string, any>
+  return body as Static<S>
 }

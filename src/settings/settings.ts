@@ -50,5 +50,5 @@ export const settings = (app: Application) => {
  */
 async function endSettingsSession(context: HookContext) {
   const result = context.result as { settingsLogin?: boolean; user?: { id: number } } | undefined
-  if (result?.settingsLogin && result.user) await endSessions(context.app.get('knex' as any), result.user.id)
+  if (result?.settingsLogin && result.user) await endSessions(context.app.get('knex'), result.user.id)
 }

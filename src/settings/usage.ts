@@ -1,6 +1,5 @@
-import type { Knex } from 'knex'
 import type { Application, Params } from '../declarations'
-import { usageOf, UsageCounter } from '../auth/usage'
+import { usageOf } from '../auth/usage'
 
 export type UsageItem = Awaited<ReturnType<typeof usageOf>>[number]
 
@@ -10,7 +9,7 @@ export class UsageService {
 
   async find(params: Params): Promise<UsageItem[]> {
     // Counts are kept in memory for a few seconds: write them first, so the page is current.
-    await (this.app.get('usage' as any) as UsageCounter | undefined)?.flush()
-    return usageOf(this.app.get('knex' as any) as Knex, params.company!.id)
+    await this.app.get('usage')?.flush()
+    return usageOf(this.app.get('knex'), params.company!.id)
   }
 }

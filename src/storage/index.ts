@@ -2,6 +2,13 @@ import type { Application } from '../declarations'
 import { FilesystemStorage } from './filesystem'
 import type { FileStorage } from './storage'
 
+declare module '../declarations' {
+  interface Configuration {
+    /** Created by storageOf() on first use. */
+    fileStorage?: FileStorage
+  }
+}
+
 export * from './storage'
 export { FilesystemStorage } from './filesystem'
 
@@ -12,10 +19,10 @@ export function createStorage(config: { dir: string }): FileStorage {
 
 /** The app's storage, created on first use so that tests can point `uploads.dir` elsewhere first. */
 export function storageOf(app: Application): FileStorage {
-  let storage = app.get('fileStorage' as any) as FileStorage | undefined
+  let storage = app.get('fileStorage')
   if (!storage) {
     storage = createStorage(app.get('uploads'))
-    app.set('fileStorage' as any, storage)
+    app.set('fileStorage', storage)
   }
   return storage
 }
@@ -32,10 +39,6 @@ export const INCOMPLETE_WRITE_AGE_MS = 15 * 60 * 1000
 export async function removeIncompleteWrites(app: Application, now = Date.now()) {
   const storage = storageOf(app)
   const removed = (await storage.removeIncomplete?.(new Date(now - INCOMPLETE_WRITE_AGE_MS))) ?? 0
-  if (removed)
-    (app.get('logger' as any) as { info: (obj: object, msg: string) => void } | undefined)?.info(
-      { removed },
-      'removed incomplete upload files'
-    )
+  if (removed) app.get('logger').info({ removed }, 'removed incomplete upload files')
   return removed
 }

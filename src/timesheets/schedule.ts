@@ -106,7 +106,7 @@ export class Schedule {
 
 const document = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value)
 
-export const companyVersionOf = (row: Record<string, any>): CompanyVersion => ({
+export const companyVersionOf = (row: Record<string, unknown>): CompanyVersion => ({
   validFrom: dayOf(row.validFrom),
   targetMinutes: document(row.targetMinutes),
   breakRules: document(row.breakRules),
@@ -115,7 +115,7 @@ export const companyVersionOf = (row: Record<string, any>): CompanyVersion => ({
     row.carryOverCapMinutes === null || row.carryOverCapMinutes === undefined ? null : Number(row.carryOverCapMinutes)
 })
 
-export const userVersionOf = (row: Record<string, any>): UserVersion => ({
+export const userVersionOf = (row: Record<string, unknown>): UserVersion => ({
   validFrom: dayOf(row.validFrom),
   targetMinutes: fromShortTargets(document(row.targets))
 })

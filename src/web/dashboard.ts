@@ -65,9 +65,9 @@ async function reload() {
 }
 
 function follow(c: CrewclockClient) {
-  const on = (
-    service: { on(event: any, listener: (record: any) => void): unknown },
-    apply: (record: any, removed?: boolean) => boolean
+  const on = <T>(
+    service: { on(event: 'created' | 'patched' | 'removed', listener: (record: T) => void): unknown },
+    apply: (record: T, removed?: boolean) => boolean
   ) => {
     service.on('created', (record) => apply(record) && scheduleRender())
     service.on('patched', (record) => apply(record) && scheduleRender())
@@ -88,7 +88,8 @@ async function connect(apiKey: string) {
   socket = s
   try {
     client = await createSocketClient(s, apiKey)
-  } catch (error: any) {
+  } catch (raw) {
+    const error = raw as { code?: unknown; message?: unknown } | null | undefined
     disconnect()
     if (error?.code === 401) return askForKey('The key was not accepted: it is mistyped or has been revoked.')
     setConnection('offline')

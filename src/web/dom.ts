@@ -1,7 +1,7 @@
 /** A few DOM helpers shared by the settings page and the dashboard (no framework: two small pages). */
 
 type Child = Node | string | number | null | undefined | false
-type Attributes = Record<string, string | number | boolean | null | undefined | ((event: any) => void)>
+type Attributes = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>
 
 /** `h('button', { class: 'x', onclick: fn }, 'Label')`; text is always set as text, never parsed as HTML. */
 export function h<K extends keyof HTMLElementTagNameMap>(

@@ -24,7 +24,7 @@ export interface WorkingTimesPage {
     message: string
     validationErrors: Record<string, string>
     code?: number
-    data?: Record<string, any>
+    data?: { months?: string[]; userIds?: number[] }
   }
 }
 

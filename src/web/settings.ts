@@ -32,7 +32,7 @@ class ApiError extends Error {
     message: string,
     readonly validationErrors: Record<string, string> = {},
     /** The error body's `data` (a 409 names what it refers to: `months`, `userIds`, …). */
-    readonly data: Record<string, any> = {}
+    readonly data: { months?: string[]; userIds?: number[] } = {}
   ) {
     super(message)
   }

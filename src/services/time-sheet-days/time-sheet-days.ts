@@ -3,11 +3,11 @@ import { registerResource } from '../../resources/register'
 import { ByUserSpec, byUserOperations, byUserRoute } from '../by-user'
 import { timeSheetDayResource } from './time-sheet-days.schema'
 
-export const dayByUser: ByUserSpec = {
+export const dayByUser = {
   resource: timeSheetDayResource,
   param: 'day',
   wanted: (day) => ({ days: [day] })
-}
+} satisfies ByUserSpec
 
 /** `/v1/time-sheet-days` and `/v1/time-sheet-days/by-user`. */
 export const timeSheetDays = (app: Application) => {

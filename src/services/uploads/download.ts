@@ -31,7 +31,7 @@ export const serveDownloads = (app: Application) => async (ctx: FeathersKoaConte
     throw new Forbidden(check === 'expired' ? 'The download link has expired' : 'The download link is not valid')
   const parent = UPLOAD_PARENTS.find((p) => p.collection === match[1])!
   const row = await app
-    .get('knex' as any)('uploads')
+    .get('knex')('uploads')
     .where({ id: Number(match[3]), [parent.field]: Number(match[2]) })
     .first()
   if (!row) throw new NotFound('The upload no longer exists')

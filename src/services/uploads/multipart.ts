@@ -4,6 +4,7 @@ import koaMulter from '@koa/multer'
 import { BadRequest, FeathersError, MethodNotAllowed, NotAuthenticated } from '@feathersjs/errors'
 import type { Next } from 'koa'
 import type { FeathersKoaContext } from '@feathersjs/koa'
+import type { AuthenticationRequest } from '@feathersjs/authentication'
 import type { Application } from '../../declarations'
 import type { FileStorage } from '../../storage'
 import { PayloadTooLarge, UnsupportedMediaType } from '../../errors'
@@ -95,8 +96,19 @@ function storageEngine(storage: FileStorage, keyPrefix: string, maxBytes: number
 }
 
 /** Multer's refusals as API errors naming the field; storage failures stay server errors (500). */
-function toApiError(error: any, maxBytes: number) {
-  if (error instanceof FeathersError) return error
+/** What multer, busboy and the file system put on their errors (any of it may be missing). */
+interface UploadError {
+  code?: unknown
+  field?: string
+  name?: unknown
+  message?: unknown
+  syscall?: unknown
+  errno?: unknown
+}
+
+function toApiError(raw: unknown, maxBytes: number) {
+  if (raw instanceof FeathersError) return raw
+  const error = raw as UploadError | null | undefined
   if (error?.code === 'LIMIT_FILE_SIZE') return tooLarge(maxBytes)
   if (error?.code === 'LIMIT_UNEXPECTED_FILE' || error?.code === 'LIMIT_FILE_COUNT') {
     const field = error.field ?? 'file'
@@ -107,7 +119,7 @@ function toApiError(error: any, maxBytes: number) {
   }
   if (error?.name === 'MulterError')
     return badRequest('Invalid upload', { [error.field ?? 'body']: String(error.message) })
-  if (error?.syscall || error?.errno) return error
+  if (error?.syscall || error?.errno) return raw
   // busboy: a body that is not well-formed multipart (no boundary, cut off, broken part headers).
   return new BadRequest('Malformed multipart/form-data body')
 }
@@ -133,12 +145,12 @@ export const receiveMultipart =
       throw new UnsupportedMediaType('Send uploads as multipart/form-data with the file in the part named "file"')
     const auth = await app
       .service('authentication')
-      .authenticate(ctx.feathers!.authentication as any, { provider: 'rest' }, 'apiKey', 'jwt')
+      .authenticate(ctx.feathers!.authentication as AuthenticationRequest, { provider: 'rest' }, 'apiKey', 'jwt')
     if (auth.settingsLogin || !auth.company) throw new NotAuthenticated('Use an API key for /v1')
     // Refused before a byte is stored; the service's scope hook checks again.
     assertScope(auth.apiKey, collection, 'write')
     // A key over its budget is refused before the file is streamed; the service's hook spends the request.
-    const overBudget = await app.get('keyBudget' as any)?.refusal(auth.apiKey.id)
+    const overBudget = await app.get('keyBudget')?.refusal(auth.apiKey.id)
     if (overBudget) throw overBudget
     const { maxBytes } = app.get('uploads')
     const storage = storageEngine(storageOf(app), String(auth.company.id), maxBytes)
@@ -149,12 +161,12 @@ export const receiveMultipart =
       defParamCharset: 'utf8'
     })
     try {
-      await multer.single('file')(ctx as any, async () => undefined)
+      await multer.single('file')(ctx, async () => undefined)
     } catch (error) {
       await storage.settled()
       throw toApiError(error, maxBytes)
     }
-    const file = (ctx as any).file as (koaMulter.File & Omit<ReceivedFile, 'fileName'>) | undefined
+    const file = (ctx as { file?: unknown }).file as (koaMulter.File & Omit<ReceivedFile, 'fileName'>) | undefined
     if (file) {
       const received: ReceivedFile = {
         key: file.key,

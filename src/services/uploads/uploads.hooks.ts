@@ -17,7 +17,7 @@ export const resolveParent = (parent: UploadParent) => async (context: HookConte
   // The service re-reads a written record through its own hooked `get`, inside the write's transaction.
   if ((context.params as UploadParams).uploadParent) return
   const id = pathId(context.params.route?.[parent.field], parent.field)
-  const db: Knex = context.params.transaction?.trx ?? context.app.get('knex' as any)
+  const db: Knex = context.params.transaction?.trx ?? context.app.get('knex')
   const found = await db(parent.table).where({ companyId: context.params.company!.id, id }).first('id')
   if (!found) throw new NotFound(`No ${parent.entity} with id ${id}`)
   ;(context.params as UploadParams).uploadParent = { field: parent.field, id }
@@ -39,7 +39,7 @@ function typedFields(fields: Row): Row {
 export const validateUploadBody = async (context: HookContext) => {
   if (context.method !== 'create') return validateData(uploadResource)(context)
   const { upload } = context.params as UploadParams
-  const fields = typedFields(context.data)
+  const fields = typedFields(context.data as Row)
   // Like validateData: the fields that passed go on to the service, which adds the reference errors
   // to these (and the file's) and answers one 400 with all of them; nothing is stored then.
   const { data, errors } = checkBody(uploadResource, 'create', fields)

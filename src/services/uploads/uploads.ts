@@ -1,4 +1,4 @@
-import type { Application } from '../../declarations'
+import type { Application, NextFunction } from '../../declarations'
 import { registerResource } from '../../resources/register'
 import { uploadResource, UPLOAD_PARENTS } from './uploads.schema'
 import { UploadService } from './uploads.class'
@@ -17,7 +17,7 @@ export const uploads = (app: Application) => {
   for (const parent of UPLOAD_PARENTS) {
     registerResource(app, uploadResource, {
       path: `${parent.collection}/:${parent.field}/uploads`,
-      service: new UploadService(uploadResource, app.get('knex' as any), app.get('dbClient'), parent),
+      service: new UploadService(uploadResource, app.get('knex'), app.get('dbClient'), parent),
       koa: { before: [receiveMultipart(app, parent.collection)] },
       // Uploads are part of their parent: its scope (`assignments:write` to upload) covers them, and
       // a create refused anywhere, the key check included, removes the file the multipart step stored.
@@ -34,7 +34,7 @@ export const uploads = (app: Application) => {
   // Files of uploads cut off by a crash are never referenced by a row: clear them at start.
   app.hooks({
     setup: [
-      async (_context: any, next: any) => {
+      async (_context: unknown, next: NextFunction) => {
         await next()
         await removeIncompleteWrites(app)
       }

@@ -8,7 +8,7 @@ const sameInstant = (a: unknown, b: unknown) =>
   a == null || b == null ? a == null && b == null : new Date(String(a)).getTime() === new Date(String(b)).getTime()
 
 /** Whether a body value would change what is stored; a password always does (it cannot be compared). */
-function changes(field: (typeof ADMIN_ACCOUNT_FIELDS)[number], value: unknown, existing: Record<string, any>) {
+function changes(field: (typeof ADMIN_ACCOUNT_FIELDS)[number], value: unknown, existing: Record<string, unknown>) {
   if (value === undefined) return false
   if (field === 'email') return value !== existing.email
   if (field === 'deactivatedAt') return !sameInstant(value, existing.deactivatedAt)
