@@ -6,6 +6,7 @@ import path from 'node:path'
 import { forEachDatabase } from '../support/harness'
 import { HttpClient } from '../support/http'
 import { ROOT, runCli, startServe, stopProcess } from '../support/cli'
+import { until } from '../support/wait'
 
 describe('CLI without a database', () => {
   const probe = path.join(ROOT, 'test', 'support', 'loaded-modules-probe.js')
@@ -253,8 +254,6 @@ forEachDatabase('CLI', (suite) => {
   })
 
   it('key create, list and revoke; a revoked key answers 401', async function () {
-    // Six CLI processes (node + the app each): the default 20 s is missed on a busy machine.
-    this.timeout(120000)
     const company = await suite.company()
     const created = await runCli(
       ['key', 'create', '--company', String(company.id), '--name', 'integration', '--json'],
@@ -290,8 +289,6 @@ forEachDatabase('CLI', (suite) => {
   })
 
   it('key create --scope (repeatable) stores the scopes; key list shows them; an invalid scope exits 2 naming it', async function () {
-    // Eight CLI processes, each starting node and the app: generous on a busy machine.
-    this.timeout(120000)
     const company = await suite.company()
     const created = await runCli(
       [
@@ -352,8 +349,6 @@ forEachDatabase('CLI', (suite) => {
   })
 
   describe('user commands', function () {
-    // Each test starts several CLI processes (node + the app each): generous on a busy machine.
-    this.timeout(120000)
     let n = 0
     const email = (name: string) => `${name}-cli-${process.pid}-${Date.now()}-${++n}@example.test`
     const login = (address: string, password: string) =>
@@ -595,7 +590,6 @@ forEachDatabase('CLI', (suite) => {
 })
 
 describe('crewclock migrate and serve on a fresh SQLite database', function () {
-  this.timeout(60000)
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-serve-'))
   const env = {
     NODE_ENV: 'development',
@@ -702,9 +696,7 @@ describe('crewclock migrate and serve on a fresh SQLite database', function () {
     })
     const served = await startServe({ ...env, PORT: String(port), WEB_CONCURRENCY: '2' })
     try {
-      const deadline = Date.now() + 40000
-      while ((served.output().match(/listening on/g) ?? []).length < 2 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100))
+      await until(() => (served.output().match(/listening on/g) ?? []).length >= 2)
       const ports = [...served.output().matchAll(/listening on http:\/\/[^:]+:(\d+)/g)].map((m) => m[1])
       assert.equal(ports.length, 2, served.output())
       assert.deepEqual(ports, [String(port), String(port)])

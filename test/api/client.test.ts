@@ -4,6 +4,7 @@ import path from 'node:path'
 import { getServiceOptions } from '@feathersjs/feathers'
 import { io } from 'socket.io-client'
 import { forEachDatabase, TestCompany } from '../support/harness'
+import { until } from '../support/wait'
 import { createRestClient, createSocketClient, SERVICE_METHODS, CrewclockClient } from '../../src/client'
 
 /** Type-level checks: `npm test` type-checks this file, so a wrong client typing fails the build. */
@@ -64,9 +65,7 @@ forEachDatabase('typed client', (suite) => {
       const seen: string[] = []
       client.service('v1/projects').on('created', (project) => seen.push(project.number as string))
       const project = await client.service('v1/projects').create({ number: `SOCK-${Date.now()}` })
-      const deadline = Date.now() + 5000
-      while (!seen.includes(project.number as string) && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 20))
+      await until(() => seen.includes(project.number as string))
       assert.deepEqual(seen, [project.number])
       assert.equal((await client.service('v1/projects').get(project.id)).number, project.number)
     } finally {

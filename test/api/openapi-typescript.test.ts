@@ -54,7 +54,6 @@ forEachDatabase('API description through openapi-typescript', (suite) => {
   let types: string
 
   before(async function () {
-    this.timeout(60000)
     doc = (await suite.server().http.get('/openapi.json')).body
     types = await generate(doc)
   })
@@ -68,7 +67,6 @@ forEachDatabase('API description through openapi-typescript', (suite) => {
   })
 
   it('compiles a client that reads page.items[0].id of every list and sends null filters', function () {
-    this.timeout(60000)
     const lists = listPaths(doc)
     const reads = lists.map((template, i) => {
       const page = `paths[${JSON.stringify(template)}]['get']['responses'][200]['content']['application/json']`
@@ -89,7 +87,6 @@ forEachDatabase('API description through openapi-typescript', (suite) => {
   })
 
   it('fails to compile a client that misuses an item (the check has teeth)', function () {
-    this.timeout(60000)
     const client = [
       "import type { paths } from './'",
       "declare const page: paths['/v1/customers']['get']['responses'][200]['content']['application/json']",

@@ -122,7 +122,6 @@ forEachDatabase('API description', (suite) => {
   })
 
   it('lints every document without errors (Redocly recommended rules)', async function () {
-    this.timeout(120000)
     const docs: Record<string, Json> = { combined }
     for (const collection of collections()) docs[collection] = (await de.api.get(`/v1/${collection}/spec`)).body
     const problems = await lint(docs)

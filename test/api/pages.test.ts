@@ -65,7 +65,6 @@ forEachDatabase('pages over HTTP and HTTPS', (suite) => {
   })
 
   it('sends both when a trusted proxy (by address) says the request came over https', async function () {
-    this.timeout(30000)
     const http = await serverTrusting('127.0.0.1')
     for (const page of PAGES) {
       assertTls(
@@ -81,7 +80,6 @@ forEachDatabase('pages over HTTP and HTTPS', (suite) => {
   })
 
   it('sends both behind a trusted hop count, but not when the peer is not a trusted proxy', async function () {
-    this.timeout(30000)
     const byHops = await serverTrusting(1)
     assertTls(await byHops.get('/settings/', undefined, { headers: { 'x-forwarded-proto': 'https' } }), 'hops=1')
     const elsewhere = await serverTrusting('10.9.8.7')

@@ -30,7 +30,6 @@ function runCurl(command: string, key: string): Promise<{ status: number; body: 
 
 forEachDatabase("README's examples", (suite) => {
   it('the curl examples of "Using the API" run verbatim: only the key, the host and the new customer\'s id are put in', async function () {
-    this.timeout(60000)
     const company = await suite.company()
     const commands = readmeCurlCommands()
     assert.deepEqual(

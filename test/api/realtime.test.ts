@@ -3,6 +3,7 @@ import net from 'node:net'
 import type { Server } from 'node:http'
 import { forEachDatabase, TestCompany } from '../support/harness'
 import { socketClient } from '../support/socket'
+import { until } from '../support/wait'
 import { createApp } from '../../src/app'
 import { revokeApiKey } from '../../src/auth/api-keys'
 import { HttpClient } from '../support/http'
@@ -15,14 +16,6 @@ function recorder(service: any) {
   const events: { event: string; data: any }[] = []
   for (const event of ['created', 'patched', 'removed']) service.on(event, (data: any) => events.push({ event, data }))
   return events
-}
-
-const until = async (check: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting for an event')
-    await new Promise((r) => setTimeout(r, 25))
-  }
 }
 
 const redisAnswers = () =>
@@ -82,7 +75,6 @@ forEachDatabase('realtime', (suite) => {
   })
 
   it('disconnects the sockets of a key revoked elsewhere (CLI, another instance)', async function () {
-    this.timeout(15000)
     const c = await suite.company()
     const s = socketClient(suite.server().url)
     try {
@@ -115,7 +107,6 @@ forEachDatabase('realtime', (suite) => {
   })
 
   describe('several instances through Redis', function () {
-    this.timeout(30000)
     const instances: { app: Application; url: string }[] = []
 
     before(async function () {

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { forEachDatabase, TestCompany } from '../support/harness'
 import { HttpClient } from '../support/http'
 import { socketClient } from '../support/socket'
+import { until } from '../support/wait'
 import { createApiKey, encryptApiKey, hashApiKey } from '../../src/auth/api-keys'
 import { registryOf } from '../../src/resources/registry'
 
@@ -26,14 +27,6 @@ const png = () => {
   const body = new FormData()
   body.append('file', new Blob([new Uint8Array(PNG)], { type: 'image/png' }), 'photo.png')
   return body
-}
-
-const until = async (check: () => boolean, what: string, ms = 10000) => {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
 }
 
 /** The 403 of a missing scope: named in the message and in `data.scope`. */
@@ -472,16 +465,12 @@ forEachDatabase('scoped API keys', (suite) => {
         assert.equal((await a.api.post('/v1/customers', { companyName: 'Evented' })).status, 201)
         // Creates the day, week and month rows of a new period: time-sheet events.
         assert.equal((await a.api.get('/v1/time-sheet-days/by-user', { userId, day: '2026-12-07' })).status, 200)
-        await until(
-          () => seen.r.includes('customers created') && seen.r.includes('time-sheet-days created'),
-          'the *:read socket to hear the customer and the sheet rows'
-        )
+        // The *:read socket hears the customer and the sheet rows.
+        await until(() => seen.r.includes('customers created') && seen.r.includes('time-sheet-days created'))
         // Sent after the events above: once it arrives, anything sent to t before it has arrived too.
         assert.equal((await timeEntry(a.api, '2026-11-27')).status, 201)
-        await until(
-          () => seen.t.includes('time-entries created') && seen.r.includes('time-entries created'),
-          'both sockets to hear the time entry'
-        )
+        // Both sockets hear the time entry.
+        await until(() => seen.t.includes('time-entries created') && seen.r.includes('time-entries created'))
         assert.deepEqual(
           seen.t.filter((e) => !e.startsWith('time-entries ')),
           [],

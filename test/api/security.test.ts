@@ -34,7 +34,6 @@ forEachDatabase('security', (suite) => {
   })
 
   it('limits failed authentication per client address: 429 with Retry-After, then the window passes', async function () {
-    this.timeout(15000)
     const { app, http } = await strictServer({
       cors: { origins: [] },
       rateLimit: { authFailures: { points: 3, duration: 2 }, perKey: 0 }

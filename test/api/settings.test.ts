@@ -3,17 +3,10 @@ import { forEachDatabase, TestCompany } from '../support/harness'
 import { HttpClient } from '../support/http'
 import { socketClient } from '../support/socket'
 import { sheetFixtures } from '../support/timesheets/fixtures'
+import { until } from '../support/wait'
 import { addDays, today } from '../../src/timesheets/periods'
 
 const PASSWORD = 'settings secret'
-
-const until = async (check: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 forEachDatabase('settings endpoints', (suite) => {
   const f = sheetFixtures(suite)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
 import { socketClient } from '../support/socket'
 import { SheetTypes, sheetFixtures } from '../support/timesheets/fixtures'
+import { until } from '../support/wait'
 import { addDays, horizonOf } from '../../src/timesheets/periods'
 import { createRestClient } from '../../src/client'
 
@@ -435,9 +436,7 @@ forEachDatabase('time-sheet-days', (suite) => {
         'v1/time-sheet-weeks created 2026-08-03',
         'v1/time-sheet-months created 2026-08-01'
       ]
-      const deadline = Date.now() + 5000
-      while (!expected.every((e) => seenA.includes(e)) && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 25))
+      await until(() => expected.every((e) => seenA.includes(e)))
       for (const event of expected) assert.ok(seenA.includes(event), `${event} in ${seenA}`)
       assert.deepEqual(
         seenB.filter((e) => e.startsWith('v1/time-sheet')),
@@ -484,8 +483,7 @@ forEachDatabase('time-sheet-days', (suite) => {
     try {
       const entry = await f.entry(a, types, userId, '2026-09-15T07:00:00+02:00', '2026-09-15T12:00:00+02:00')
       const expect = async (wanted: string[]) => {
-        const deadline = Date.now() + 5000
-        while (ours.heard.length < wanted.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+        await until(() => ours.heard.length >= wanted.length)
         await new Promise((r) => setTimeout(r, 100)) // nothing more arrives
         assert.deepEqual(ours.heard.splice(0).sort(), wanted.sort())
       }

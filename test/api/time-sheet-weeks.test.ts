@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
 import { socketClient } from '../support/socket'
 import { SheetTypes, sheetFixtures } from '../support/timesheets/fixtures'
+import { until } from '../support/wait'
 import { addDays, horizonOf, weekStartOf } from '../../src/timesheets/periods'
 
 const WEEK_FIELDS = [
@@ -224,8 +225,7 @@ forEachDatabase('time-sheet-weeks', (suite) => {
         if (day.userId === userId) patched.push(`${day.day} ${day.status}`)
       })
       await patch(week.id, { status: 'submitted' })
-      const deadline = Date.now() + 5000
-      while (patched.length < 7 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+      await until(() => patched.length >= 7)
       assert.deepEqual(
         patched.sort(),
         WEEK.map((day) => `${day} submitted`)

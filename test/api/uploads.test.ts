@@ -200,7 +200,6 @@ forEachDatabase('uploads', (suite) => {
   })
 
   it('removes at start the temporary files of uploads cut off by a crash, and nothing else', async function () {
-    this.timeout(60000)
     const uploadsDir = path.resolve(`./.tmp/test/uploads-crash-${suite.db.name}-${process.pid}`)
     fs.rmSync(uploadsDir, { recursive: true, force: true })
     const startApp = async () => {

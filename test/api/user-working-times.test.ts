@@ -3,6 +3,7 @@ import { forEachDatabase, TestCompany } from '../support/harness'
 import { socketClient } from '../support/socket'
 import { SheetTypes, changeWorkingTime, mondayHour, sheetFixtures } from '../support/timesheets/fixtures'
 import { assertConsistent, assertMatchesRecomputation } from '../support/timesheets/invariants'
+import { until } from '../support/wait'
 import { createRestClient } from '../../src/client'
 import { companyVersionOf } from '../../src/timesheets/schedule'
 import { addDays, addMonths, monthOf, today } from '../../src/timesheets/periods'
@@ -360,8 +361,7 @@ forEachDatabase('user-working-times', (suite) => {
           `time-sheet-months ${month.id} 7980`,
           `user-working-times ${userId} 2026-09-16`
         ]
-        const deadline = Date.now() + 5000
-        while (ours.heard.length < wanted.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+        await until(() => ours.heard.length >= wanted.length)
         await new Promise((r) => setTimeout(r, 100))
         assert.deepEqual(ours.heard.sort(), wanted.sort())
         assert.deepEqual(theirs.heard, [])

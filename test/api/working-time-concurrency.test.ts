@@ -16,7 +16,6 @@ forEachDatabase('working-time writes in parallel with time writes', (suite) => {
   const f = sheetFixtures(suite)
 
   it('settings versions, entries, user versions and account changes in parallel: no 5xx, consistent figures', async function () {
-    this.timeout(120000)
     const company = await suite.company({ country: 'DE', adminPassword: PASSWORD })
     const types = await f.typesOf(company)
     const { email } = await suite.server().knex('users').where({ id: company.adminUserId }).first()

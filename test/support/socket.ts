@@ -7,7 +7,7 @@ import { io, Socket } from 'socket.io-client'
 export function socketClient(url: string) {
   const socket: Socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false })
   const client = feathers()
-  client.configure(socketio(socket, { timeout: 5000 }))
+  client.configure(socketio(socket, { timeout: 60000 }))
   client.configure(authentication({ storage: undefined as any }))
   return { client, socket, close: () => socket.close() }
 }

@@ -10,6 +10,7 @@ import { io } from 'socket.io-client'
 import { forEachDatabase, type DatabaseSuite } from '../support/harness'
 import { HttpClient } from '../support/http'
 import { startServe, stopProcess } from '../support/cli'
+import { eventually, until } from '../support/wait'
 import { createApp } from '../../src/app'
 import type { Application } from '../../src/declarations'
 
@@ -51,7 +52,7 @@ export async function limitedServer(suite: DatabaseSuite, options: LimitOptions)
 function socketFrom(url: string, headers: Record<string, string> = {}) {
   const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false, extraHeaders: headers })
   const client = feathers()
-  client.configure(socketio(socket, { timeout: 5000 }))
+  client.configure(socketio(socket, { timeout: 60000 }))
   const authenticate = (data: Record<string, unknown>) =>
     client
       .service('authentication')
@@ -97,8 +98,10 @@ async function ownRedis(port: number): Promise<ChildProcess> {
   const stop = () => child.kill('SIGKILL')
   process.once('exit', stop)
   child.once('exit', () => process.removeListener('exit', stop))
-  for (let i = 0; i < 100 && !(await redisAnswers(`redis://127.0.0.1:${port}`)); i++)
-    await new Promise((r) => setTimeout(r, 50))
+  await eventually(
+    () => redisAnswers(`redis://127.0.0.1:${port}`),
+    (answers) => answers
+  )
   return child
 }
 
@@ -172,7 +175,6 @@ forEachDatabase('rate limits', (suite) => {
     })
 
     it('sockets: 100 wrong keys on one socket get 20 401s, then TooManyRequests; a valid key on a new socket still authenticates', async function () {
-      this.timeout(30000)
       const limited = await limitedServer(suite, { authFailures: 20 })
       const attacker = socketFrom(limited.url)
       const honest = socketFrom(limited.url)
@@ -420,7 +422,6 @@ forEachDatabase('rate limits', (suite) => {
   })
   describe('counters shared by workers and instances', () => {
     it('WEB_CONCURRENCY=2: one budget per key for both workers', async function () {
-      this.timeout(60000)
       const port = await freePort()
       const c = await suite.company()
       const served = await startServe({
@@ -432,9 +433,7 @@ forEachDatabase('rate limits', (suite) => {
         REDIS_URL: ''
       })
       try {
-        const deadline = Date.now() + 40000
-        while ((served.output().match(/listening on/g) ?? []).length < 2 && Date.now() < deadline)
-          await new Promise((r) => setTimeout(r, 100))
+        await until(() => (served.output().match(/listening on/g) ?? []).length >= 2)
         assert.equal((served.output().match(/listening on/g) ?? []).length, 2, served.output())
         // Twenty requests on new connections land on both workers; per-worker counters would let ~20 through.
         const statuses: number[] = []
@@ -447,7 +446,6 @@ forEachDatabase('rate limits', (suite) => {
     })
 
     it('REDIS_URL: two instances share one budget per key', async function () {
-      this.timeout(20000)
       if (!(await redisAnswers(REDIS_URL))) {
         console.warn(`      (skipped: no Redis answers at ${REDIS_URL}; set REDIS_URL)`)
         this.skip()
@@ -472,7 +470,6 @@ forEachDatabase('rate limits', (suite) => {
     })
 
     it('Redis down: requests still answer, counted in memory, and Redis takes over again when it is back', async function () {
-      this.timeout(30000)
       const port = await freePort()
       let redis = await ownRedis(port)
       if (!(await redisAnswers(`redis://127.0.0.1:${port}`))) {
@@ -499,11 +496,10 @@ forEachDatabase('rate limits', (suite) => {
         assert.deepEqual(whileDown, [200, 200, 200, 429])
         redis = await ownRedis(port)
         // The client reconnects on its own (backoff up to 5 s); Redis, empty again, then counts afresh.
-        let back = await api.get('/v1/customers')
-        for (let i = 0; i < 150 && back.status !== 200; i++) {
-          await new Promise((r) => setTimeout(r, 100))
-          back = await api.get('/v1/customers')
-        }
+        const back = await eventually(
+          () => api.get('/v1/customers'),
+          (res) => res.status === 200
+        )
         assert.equal(back.status, 200, 'counted in Redis again')
         assert.equal(back.headers.get('ratelimit-remaining'), '2')
         // feathers-sync's clients quit only once they are connected again (src/sync.ts teardown).

@@ -70,7 +70,6 @@ forEachDatabase('database timeouts', (suite) => {
   }
 
   it('a write blocked by a lock answers 503 after the statement timeout, stores nothing, and the next request succeeds', async function () {
-    this.timeout(60000)
     const { app, http } = await timedApp()
     try {
       const company = await suite.company()
@@ -101,7 +100,6 @@ forEachDatabase('database timeouts', (suite) => {
   })
 
   it('a time entry whose sheet recompute times out rolls back the entry and every sheet row', async function () {
-    this.timeout(60000)
     const { app, http } = await timedApp()
     try {
       const company: TestCompany = await suite.company()
@@ -153,7 +151,6 @@ forEachDatabase('database timeouts', (suite) => {
 
   if (suite.db.name === 'postgres') {
     it('a database host that freezes mid-request (no answer, no error) still answers 503 within the bounds', async function () {
-      this.timeout(60000)
       const relay = new FreezingRelay(new URL(suite.db.url))
       await relay.start()
       const { app, http } = await timedApp({ url: relay.url() })
@@ -186,7 +183,6 @@ forEachDatabase('database timeouts', (suite) => {
   }
 
   it('a request waiting for a pooled connection answers 503 after the acquire timeout', async function () {
-    this.timeout(60000)
     // A pool of one connection (SQLite always has one), taken by a transaction that does not end.
     const { app, http } = await timedApp({ pool: { min: 0, max: 1 }, statementTimeoutMs: 30000 })
     try {
@@ -213,7 +209,6 @@ forEachDatabase('database timeouts', (suite) => {
   })
 
   it('a statement running past the limit is cancelled by the database engine, and the connection stays usable', async function () {
-    this.timeout(30000)
     const knex = createKnex(suite.db.url, {}, { statementTimeoutMs: STATEMENT_TIMEOUT_MS })
     try {
       // No API request runs such a statement on purpose; these stand for a query gone slow.
@@ -252,7 +247,6 @@ forEachDatabase('database timeouts', (suite) => {
   })
 
   it('work that may run long (migrations) can run without the statement timeout; the limit applies again after it', async function () {
-    this.timeout(30000)
     const limitMs = 200
     const knex = createKnex(suite.db.url, {}, { statementTimeoutMs: limitMs })
     // Several times the limit on any machine (about 1.5 s here), yet finite.

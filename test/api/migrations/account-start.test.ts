@@ -12,7 +12,6 @@ const TARGET = '20261125000001_user_accounts'
 
 for (const db of testDatabases()) {
   describe(`account start migration [${db.name}]`, function () {
-    this.timeout(60000)
     const scratch = scratchDatabase(db, 'account-start')
 
     it('starts users with month rows on their first month, others on their first recorded day (company timezone)', async () => {

@@ -28,7 +28,6 @@ const ITALIAN = {
 
 for (const db of testDatabases()) {
   describe(`time tracking migration [${db.name}]`, function () {
-    this.timeout(60000)
     const scratch = scratchDatabase(db, 'time-tracking')
 
     it('gives existing companies the working-time model of their country as it shipped (others the German one)', async () => {

@@ -17,7 +17,6 @@ const TARGET = '20261125000002_working_time_versions'
 
 for (const db of testDatabases()) {
   describe(`working-time versions migration [${db.name}]`, function () {
-    this.timeout(120000)
     const scratch = scratchDatabase(db, 'working-time-versions')
 
     it('keeps the model as the first version and recomputes the figures the compensation rule moves, once', async () => {

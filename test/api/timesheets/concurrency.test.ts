@@ -20,7 +20,6 @@ forEachDatabase('time-sheet concurrency', (suite) => {
   })
 
   it('20 parallel writes for one user: 19 entries on different days and a week approval', async function () {
-    this.timeout(60000)
     const userId = await f.newUser(a, { employedFrom: '2026-06-01' })
     const month = await f.month(a, userId, '2026-06-01')
     const week = await f.week(a, userId, '2026-06-08')
