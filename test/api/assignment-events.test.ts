@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
+import { newUser } from '../support/users'
 
 const FIELDS = [
   'addressDestination',
@@ -45,14 +46,6 @@ forEachDatabase('assignment-events', (suite) => {
       billingAddress: { street: 'Rechnungsweg 1', zip: '20095', city: 'Hamburg', country: 'DE' }
     })
     const res = await company.api.post('/v1/assignments', { name: 'Auftrag', customerId: customer.body.id, ...extra })
-    assert.equal(res.status, 201)
-    return res.body.id as number
-  }
-  const newUser = async (company: TestCompany) => {
-    const res = await company.api.post('/v1/users', {
-      fullName: `Monteur ${++n}`,
-      email: `events-${process.pid}-${Date.now()}-${n}@crew.test`
-    })
     assert.equal(res.status, 201)
     return res.body.id as number
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
+import { newUser } from '../support/users'
 
 const FIELDS = [
   'address',
@@ -28,14 +29,6 @@ forEachDatabase('assignments', (suite) => {
     ((await company.api.get(path)).body.items as { id: number }[]).map((i) => i.id)
   const newCustomer = async (company: TestCompany) =>
     (await company.api.post('/v1/customers', { companyName: `Kunde ${++n}` })).body.id as number
-  const newUser = async (company: TestCompany) => {
-    const res = await company.api.post('/v1/users', {
-      fullName: 'Bauleiter',
-      email: `assignments-${process.pid}-${Date.now()}-${++n}@crew.test`
-    })
-    assert.equal(res.status, 201)
-    return res.body.id as number
-  }
   /** A time entry booked on the assignment (and event), as the time-tracking service stores it. */
   const bookTime = async (company: TestCompany, assignmentId: number, eventId: number | null) => {
     const knex = suite.server().knex

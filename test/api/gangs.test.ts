@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
+import { newUser } from '../support/users'
 
 forEachDatabase('gangs', (suite) => {
   let a: TestCompany
   let b: TestCompany
-  let n = 0
-  const newUser = async (company: TestCompany, fullName = 'Member') => {
-    const res = await company.api.post('/v1/users', {
-      fullName,
-      email: `gang-${process.pid}-${Date.now()}-${++n}@crew.test`
-    })
-    assert.equal(res.status, 201)
-    return res.body.id as number
-  }
   const memberships = (gangId: number) => suite.server().knex('gangUsers').where({ gangId })
 
   before(async () => {

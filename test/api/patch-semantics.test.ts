@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
+import { newUser } from '../support/users'
 
 // PATCH merges the top-level fields of a record; the value of a field, an object or a list, is replaced whole
 // (docs/decisions.md, "PATCH of objects and lists").
@@ -61,15 +62,7 @@ forEachDatabase('PATCH of nested objects and lists', (suite) => {
   })
 
   it("PATCH of an assignment event's assignedUsers replaces the list", async () => {
-    const newUser = async (n: number) => {
-      const res = await company.api.post('/v1/users', {
-        fullName: `Monteur ${n}`,
-        email: `patch-${process.pid}-${Date.now()}-${n}@crew.test`
-      })
-      assert.equal(res.status, 201, res.text)
-      return res.body.id as number
-    }
-    const [u1, u2, u3] = [await newUser(1), await newUser(2), await newUser(3)]
+    const [u1, u2, u3] = [await newUser(company), await newUser(company), await newUser(company)]
     const customer = await company.api.post('/v1/customers', { companyName: 'Kunde' })
     const assignment = await company.api.post('/v1/assignments', { name: 'Auftrag', customerId: customer.body.id })
     assert.equal(assignment.status, 201, assignment.text)

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
+import { newUser } from '../support/users'
 
 const ENTRY_FIELDS = [
   'assignmentId',
@@ -34,14 +35,6 @@ forEachDatabase('time-entries', (suite) => {
   let n = 0
 
   /** A fresh user per test, so that tests never share a timeline. */
-  const newUser = async (company: TestCompany) => {
-    const res = await company.api.post('/v1/users', {
-      fullName: `Worker ${++n}`,
-      email: `te-${process.pid}-${Date.now()}-${n}@crew.test`
-    })
-    assert.equal(res.status, 201, res.text)
-    return res.body.id as number
-  }
 
   const typesOf = async (company: TestCompany) => {
     const knex = suite.server().knex

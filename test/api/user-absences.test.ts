@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
 import { changeWorkingTime } from '../support/timesheets/fixtures'
+import { newUser } from '../support/users'
 
 const ABSENCE_FIELDS = [
   'approvedAt',
@@ -37,17 +38,6 @@ forEachDatabase('user-absences', (suite) => {
   let a: TestCompany
   let b: TestCompany
   let types: AbsenceTypes
-  let n = 0
-
-  const newUser = async (company: TestCompany, account: { employedFrom?: string } = {}) => {
-    const res = await company.api.post('/v1/users', {
-      fullName: `Absent ${++n}`,
-      email: `ua-${process.pid}-${Date.now()}-${n}@crew.test`,
-      ...account
-    })
-    assert.equal(res.status, 201, res.text)
-    return res.body.id as number
-  }
 
   /** The seeded types in catalogue order, plus an hourly type (no seeded type is hourly). */
   const typesOf = async (company: TestCompany): Promise<AbsenceTypes> => {

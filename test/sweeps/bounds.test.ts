@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { forEachDatabase, TestCompany } from '../support/harness'
+import { newUser as newUserOf } from '../support/users'
 import { escapeLike } from '../../src/db/like-pattern'
 
 /**
@@ -21,19 +22,10 @@ async function timed<T>(request: () => Promise<T>): Promise<{ res: T; ms: number
 
 forEachDatabase('bounds on work', (suite) => {
   let a: TestCompany
-  let n = 0
   let workType: number
   let vacationType: number
 
-  const newUser = async (account: { employedFrom?: string } = {}) => {
-    const res = await a.api.post('/v1/users', {
-      fullName: `Bounded ${++n}`,
-      email: `bounds-${process.pid}-${Date.now()}-${n}@crew.test`,
-      ...account
-    })
-    assert.equal(res.status, 201, res.text)
-    return res.body.id as number
-  }
+  const newUser = (account: { employedFrom?: string } = {}) => newUserOf(a, account)
   const entry = (body: Record<string, unknown>) => a.api.post('/v1/time-entries', { typeId: workType, ...body })
   const absence = (body: Record<string, unknown>) => a.api.post('/v1/user-absences', { typeId: vacationType, ...body })
   const approved = { requestedAt: '2023-12-01T10:00:00Z', approvedAt: '2023-12-01T11:00:00Z' }

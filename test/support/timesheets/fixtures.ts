@@ -2,12 +2,12 @@ import assert from 'node:assert/strict'
 import type { DatabaseSuite, TestCompany } from '../harness'
 import { recomputeCompany } from '../../../src/timesheets/recompute'
 import { companyVersionOf } from '../../../src/timesheets/schedule'
+import { newUser as newUserOf } from '../users'
 
 /**
  * Data for the time-sheet tests, made through the API: users, entries, absences and the
  * by-user look-ups. Helpers make data; the tests assert.
  */
-let n = 0
 
 export interface SheetTypes {
   work: number
@@ -22,15 +22,8 @@ export function sheetFixtures(suite: DatabaseSuite) {
   const knex = () => suite.server().knex
 
   /** A worker; `account` sets where its time account starts (default: today, CONTRACT §11.1). */
-  const newUser = async (company: TestCompany, account: { employedFrom?: string; openingBalance?: number } = {}) => {
-    const res = await company.api.post('/v1/users', {
-      fullName: `Sheet ${++n}`,
-      email: `ts-${process.pid}-${Date.now()}-${n}@crew.test`,
-      ...account
-    })
-    assert.equal(res.status, 201, res.text)
-    return res.body.id as number
-  }
+  const newUser = (company: TestCompany, account: { employedFrom?: string; openingBalance?: number } = {}) =>
+    newUserOf(company, account)
 
   /** The seeded time entry and absence types, plus an hourly absence type (no seeded type is hourly). */
   const typesOf = async (company: TestCompany): Promise<SheetTypes> => {
