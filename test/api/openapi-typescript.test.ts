@@ -75,7 +75,7 @@ forEachDatabase('API description through openapi-typescript', (suite) => {
     // A query object typed by the description: `null` (the string) and an integer for an id filter.
     const query = "paths['/v1/assignments']['get']['parameters']['query']"
     const client = [
-      "import type { paths } from './'",
+      "import type { paths } from './api'",
       ...reads,
       `export const withoutCustomer: ${query} = { customerId: 'null' }`,
       `export const ofCustomer: ${query} = { customerId: 7, 'id[$in]': [1, 2] }`,
@@ -88,7 +88,7 @@ forEachDatabase('API description through openapi-typescript', (suite) => {
 
   it('fails to compile a client that misuses an item (the check has teeth)', function () {
     const client = [
-      "import type { paths } from './'",
+      "import type { paths } from './api'",
       "declare const page: paths['/v1/customers']['get']['responses'][200]['content']['application/json']",
       'export const id: string = page.items[0].id',
       ''
