@@ -10,7 +10,7 @@ import type { Application } from './declarations'
 /**
  * The application's modules, loaded by the commands that use them rather than at start: `--help` and input
  * refused by the option parser answer without building the app, which takes seconds on a busy machine
- * (test/cli.test.ts checks that `--help` loads none of them).
+ * (test/api/cli.test.ts checks that `--help` loads none of them).
  */
 const load = {
   app: () => require('./app') as typeof import('./app'),

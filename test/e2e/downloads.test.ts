@@ -21,7 +21,6 @@ forEachDatabase('downloads in Chromium', (suite) => {
       )
       this.skip()
     }
-    this.timeout(120000)
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS })
   })
 
@@ -30,7 +29,6 @@ forEachDatabase('downloads in Chromium', (suite) => {
   })
 
   it('saves a download under its UTF-8 name, a semicolon in it included', async function () {
-    this.timeout(60000)
     const company = await suite.company()
     const customer = await company.api.post('/v1/customers', { companyName: 'Müller GmbH' })
     const assignment = await company.api.post('/v1/assignments', { name: 'Angebot', customerId: customer.body.id })

@@ -31,7 +31,6 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
       )
       this.skip()
     }
-    this.timeout(120000)
     await buildOnce()
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS })
   })
@@ -69,7 +68,6 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
   const keyRow = (page: Page, id: number) => page.locator(`#keys tbody tr[data-key-id="${id}"]`)
 
   it('an admin signs in, creates a key, copies it, uses it over REST, sees its usage and revokes a key', async function () {
-    this.timeout(60000)
     const company = await suite.company({ adminPassword: PASSWORD })
     const { page, problems } = await openPage('/settings')
 
@@ -117,7 +115,6 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
   })
 
   it('refuses users who are not admins', async function () {
-    this.timeout(60000)
     const company = await suite.company({ adminPassword: PASSWORD })
     const worker = await company.api.post('/v1/users', {
       fullName: 'Otto Office',
@@ -132,7 +129,6 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
   })
 
   it("edits the company's country and timezone, and adds, edits and deletes working-time versions, with errors and refusals shown at the field", async function () {
-    this.timeout(90000)
     const company = await suite.company({ adminPassword: PASSWORD })
     const versionsOf = async () =>
       (await suite.server().knex('company_working_times').where({ companyId: company.id }).orderBy('validFrom')).map(
@@ -255,7 +251,6 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
   })
 
   it('the dashboard, opened from the settings page, shows time entries and events live without a reload', async function () {
-    this.timeout(60000)
     const company = await suite.company({ adminPassword: PASSWORD })
     const api = company.api
     const worker = (
@@ -337,7 +332,6 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
   })
 
   it('the dashboard takes a pasted key, refuses a wrong one and goes back to the key form when its key is revoked', async function () {
-    this.timeout(60000)
     const company = await suite.company({ adminPassword: PASSWORD })
     const { page } = await openPage('/dashboard')
     await page.locator('#key-view').waitFor()
@@ -365,7 +359,6 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
   })
 
   it('lists, adds and deactivates administrators, never the last active one; changes the password; logout ends the session', async function () {
-    this.timeout(90000)
     const company = await suite.company({ adminPassword: PASSWORD })
     const email = await adminEmail(company)
     const { page, problems } = await openPage('/settings')
@@ -426,7 +419,6 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
   })
 
   it('shows the scopes of each key and sends the chosen scopes when creating one', async function () {
-    this.timeout(60000)
     const company = await suite.company({ adminPassword: PASSWORD })
     const { page, problems } = await openPage('/settings')
     await signIn(page, await adminEmail(company), PASSWORD)
@@ -469,7 +461,6 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
   })
 
   it('both pages fit a phone screen', async function () {
-    this.timeout(60000)
     const company = await suite.company({ adminPassword: PASSWORD })
     await context.close()
     context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true })

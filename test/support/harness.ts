@@ -85,7 +85,6 @@ export function forEachDatabase(title: string, body: (suite: DatabaseSuite) => v
     describe(`${title} [${db.name}]`, function () {
       let server: TestServer
       before(async function () {
-        this.timeout(60000)
         server = await serverFor(db)
       })
       body({

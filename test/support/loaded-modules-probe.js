@@ -1,5 +1,5 @@
 'use strict'
-// Preloaded with `node --require` by test/cli.test.ts: when the process exits, writes which of the project's
+// Preloaded with `node --require` by test/api/cli.test.ts: when the process exits, writes which of the project's
 // modules and which packages were loaded, so a test can tell that `--help` built no application.
 const path = require('node:path')
 

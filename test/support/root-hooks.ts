@@ -4,8 +4,7 @@ import { dropTestDatabases } from './databases'
 import { stopServers } from './harness'
 
 export const mochaHooks = {
-  async afterAll(this: Mocha.Context) {
-    this.timeout(30000)
+  async afterAll() {
     await stopServers()
     await dropTestDatabases()
     // The run's upload and data directories (named after the process id).

@@ -1,0 +1,270 @@
+import assert from 'node:assert/strict'
+import net from 'node:net'
+import type { Server } from 'node:http'
+import type { Knex } from 'knex'
+import { forEachDatabase, TestCompany } from '../support/harness'
+import { HttpClient, HttpResponse } from '../support/http'
+import { createApp } from '../../src/app'
+import { createKnex, withoutStatementTimeout } from '../../src/db/knex'
+import { FreezingRelay } from '../support/fault-injection'
+import type { Application } from '../../src/declarations'
+
+/** Short limits, so a test waits seconds, not the production defaults. */
+const STATEMENT_TIMEOUT_MS = 1000
+const ACQUIRE_TIMEOUT_MS = 1000
+/** Generous: the limit plus what a busy machine adds; a request that hangs still fails it. */
+const SLACK_MS = 5000
+
+forEachDatabase('database timeouts', (suite) => {
+  /** An app instance of its own with short timeouts, on the suite's database. */
+  async function timedApp(database: Record<string, unknown> = {}) {
+    const shared = suite.server().app
+    const app: Application = createApp({
+      redisUrl: '',
+      database: {
+        url: suite.db.url,
+        statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+        acquireTimeoutMs: ACQUIRE_TIMEOUT_MS,
+        ...database
+      },
+      dataDir: shared.get('dataDir'),
+      uploads: shared.get('uploads')
+    } as any)
+    // knex reports every failed acquire on the console; the tests assert on the answers instead.
+    ;(app.get('knex' as any) as Knex).client.logger.warn = () => undefined
+    const server: Server = await app.listen(0)
+    const { port } = server.address() as net.AddressInfo
+    return { app, http: new HttpClient(`http://127.0.0.1:${port}`) }
+  }
+
+  const assertUnavailable = (res: HttpResponse, what: string) => {
+    assert.equal(res.status, 503, `${what}: ${res.text}`)
+    assert.equal(res.body.name, 'Unavailable', what)
+    assert.doesNotMatch(res.text, /select|insert|update|lock|sqlite|canceling/i, `${what}: no internals`)
+  }
+
+  /** Runs `request` while another connection holds a lock on `table`; returns its answer and how long it took. */
+  async function whileLocked(table: string, request: () => Promise<HttpResponse>) {
+    const locker = createKnex(suite.db.url, { min: 1, max: 1 }, { statementTimeoutMs: 0 })
+    const release = async () => {
+      await locker.raw('ROLLBACK').catch(() => undefined)
+      await locker.destroy()
+    }
+    try {
+      if (suite.db.name === 'postgres') {
+        await locker.raw('BEGIN')
+        // EXCLUSIVE lets the request read the table but not write it: the request's transaction
+        // gets as far as its first write to the table, then waits.
+        await locker.raw(`LOCK TABLE ${table} IN EXCLUSIVE MODE`)
+      } else {
+        // SQLite locks the whole file: the request's transaction cannot even begin.
+        await locker.raw('BEGIN IMMEDIATE')
+      }
+      const started = Date.now()
+      const res = await request()
+      return { res, waited: Date.now() - started, release }
+    } catch (error) {
+      await release()
+      throw error
+    }
+  }
+
+  it('a write blocked by a lock answers 503 after the statement timeout, stores nothing, and the next request succeeds', async function () {
+    const { app, http } = await timedApp()
+    try {
+      const company = await suite.company()
+      const api = http.withKey(company.apiKey)
+      assert.equal((await api.post('/v1/customers', { companyName: 'Before' })).status, 201)
+
+      const { res, waited, release } = await whileLocked('customers', () =>
+        api.post('/v1/customers', { companyName: 'During' })
+      )
+      try {
+        assertUnavailable(res, 'create while the table is locked')
+        assert.ok(waited < STATEMENT_TIMEOUT_MS + SLACK_MS, `answered after ${waited} ms`)
+        // The process is alive and answers while the lock is still held.
+        assert.equal((await http.get('/health')).status, 200)
+      } finally {
+        await release()
+      }
+      const names = (await api.get('/v1/customers')).body.items.map((c: any) => c.companyName)
+      assert.deepEqual(names, ['Before'], 'the timed-out create left nothing behind')
+      assert.equal((await api.post('/v1/customers', { companyName: 'After' })).status, 201)
+      assert.deepEqual(
+        (await api.get('/v1/customers')).body.items.map((c: any) => c.companyName),
+        ['Before', 'After']
+      )
+    } finally {
+      await app.teardown()
+    }
+  })
+
+  it('a time entry whose sheet recompute times out rolls back the entry and every sheet row', async function () {
+    const { app, http } = await timedApp()
+    try {
+      const company: TestCompany = await suite.company()
+      const api = http.withKey(company.apiKey)
+      const type = (await api.get('/v1/time-entry-types', { isUnassigned: true })).body.items[0]
+      const entry = { userId: company.adminUserId, typeId: type.id }
+      const first = await api.post('/v1/time-entries', {
+        ...entry,
+        startsAt: '2026-11-02T07:00:00Z',
+        endsAt: '2026-11-02T11:00:00Z'
+      })
+      assert.equal(first.status, 201, first.text)
+      const sheets = async () => {
+        const knex = suite.server().knex
+        return {
+          entries: await knex('time_entries').where({ companyId: company.id }).orderBy('id'),
+          days: await knex('time_sheet_days').where({ companyId: company.id }).orderBy('id'),
+          weeks: await knex('time_sheet_weeks').where({ companyId: company.id }).orderBy('id'),
+          months: await knex('time_sheet_months').where({ companyId: company.id }).orderBy('id')
+        }
+      }
+      // Sheet rows are stored when first read; read them so the recompute has rows to change.
+      const read = await api.get('/v1/time-sheet-days/by-user', { userId: company.adminUserId, day: '2026-11-02' })
+      assert.equal(read.status, 200, read.text)
+      const before = await sheets()
+      assert.ok(before.days.length > 0, 'the first entry made sheet rows')
+
+      const { res, waited, release } = await whileLocked('time_sheet_days', () =>
+        api.post('/v1/time-entries', { ...entry, startsAt: '2026-11-02T12:00:00Z', endsAt: '2026-11-02T15:00:00Z' })
+      )
+      try {
+        assertUnavailable(res, 'time entry while the sheets are locked')
+        assert.ok(waited < STATEMENT_TIMEOUT_MS + SLACK_MS, `answered after ${waited} ms`)
+        assert.equal((await http.get('/health')).status, 200)
+      } finally {
+        await release()
+      }
+      assert.deepEqual(await sheets(), before, 'no entry and no sheet row changed')
+      const again = await api.post('/v1/time-entries', {
+        ...entry,
+        startsAt: '2026-11-02T12:00:00Z',
+        endsAt: '2026-11-02T15:00:00Z'
+      })
+      assert.equal(again.status, 201, again.text)
+    } finally {
+      await app.teardown()
+    }
+  })
+
+  if (suite.db.name === 'postgres') {
+    it('a database host that freezes mid-request (no answer, no error) still answers 503 within the bounds', async function () {
+      const relay = new FreezingRelay(new URL(suite.db.url))
+      await relay.start()
+      const { app, http } = await timedApp({ url: relay.url() })
+      try {
+        const company = await suite.company()
+        const api = http.withKey(company.apiKey)
+        assert.equal((await api.post('/v1/customers', { companyName: 'Before' })).status, 201)
+        relay.freeze()
+        // statement_timeout cannot help: the server never sees the statement. The client gives up.
+        let started = Date.now()
+        assertUnavailable(await api.post('/v1/customers', { companyName: 'During' }), 'create while frozen')
+        let waited = Date.now() - started
+        assert.ok(waited < STATEMENT_TIMEOUT_MS + ACQUIRE_TIMEOUT_MS + SLACK_MS, `answered after ${waited} ms`)
+        started = Date.now()
+        assertUnavailable(await api.get('/v1/customers'), 'list while frozen')
+        waited = Date.now() - started
+        assert.ok(waited < STATEMENT_TIMEOUT_MS + ACQUIRE_TIMEOUT_MS + SLACK_MS, `answered after ${waited} ms`)
+        assert.equal((await http.get('/health')).status, 200)
+        const stored = await suite.server().knex('customers').where({ companyId: company.id }).select('companyName')
+        assert.deepEqual(
+          stored.map((row: any) => row.companyName),
+          ['Before'],
+          'the create cut off by the freeze stored nothing'
+        )
+      } finally {
+        await relay.stop()
+        await app.teardown()
+      }
+    })
+  }
+
+  it('a request waiting for a pooled connection answers 503 after the acquire timeout', async function () {
+    // A pool of one connection (SQLite always has one), taken by a transaction that does not end.
+    const { app, http } = await timedApp({ pool: { min: 0, max: 1 }, statementTimeoutMs: 30000 })
+    try {
+      const company = await suite.company()
+      const api = http.withKey(company.apiKey)
+      assert.equal((await api.get('/v1/customers')).status, 200)
+      const held = await (app.get('knex' as any) as Knex).transaction()
+      let waited: number
+      try {
+        const started = Date.now()
+        const res = await api.get('/v1/customers')
+        waited = Date.now() - started
+        assertUnavailable(res, 'list while the pool is exhausted')
+        assert.equal((await http.get('/health')).status, 200)
+      } finally {
+        await held.rollback()
+      }
+      assert.ok(waited >= ACQUIRE_TIMEOUT_MS * 0.9, `it waited for a connection (${waited} ms)`)
+      assert.ok(waited < ACQUIRE_TIMEOUT_MS + SLACK_MS, `answered after ${waited} ms`)
+      assert.equal((await api.get('/v1/customers')).status, 200)
+    } finally {
+      await app.teardown()
+    }
+  })
+
+  it('a statement running past the limit is cancelled by the database engine, and the connection stays usable', async function () {
+    const knex = createKnex(suite.db.url, {}, { statementTimeoutMs: STATEMENT_TIMEOUT_MS })
+    try {
+      // No API request runs such a statement on purpose; these stand for a query gone slow.
+      const endless =
+        suite.db.name === 'postgres'
+          ? 'select pg_sleep(30)'
+          : 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c'
+      const started = Date.now()
+      const error: any = await knex.raw(endless).then(
+        () => assert.fail('the statement ran to its end'),
+        (e) => e
+      )
+      assert.equal(error.code, suite.db.name === 'postgres' ? '57014' : 'SQLITE_INTERRUPT')
+      assert.ok(Date.now() - started < STATEMENT_TIMEOUT_MS + SLACK_MS, `cancelled after ${Date.now() - started} ms`)
+      // A write inside a transaction: it fails with the timeout, not with its rollback (SQLite
+      // rolls an interrupted write's transaction back itself; knex's ROLLBACK then finds none).
+      const endlessWrite =
+        suite.db.name === 'postgres'
+          ? 'insert into timeout_probe select 1 from pg_sleep(30)'
+          : 'insert into timeout_probe with recursive c(x) as (select 1 union all select x + 1 from c) select x from c'
+      const inTransaction: any = await knex
+        .transaction(async (trx) => {
+          await trx.raw('create temporary table timeout_probe (x integer)')
+          await trx.raw('insert into timeout_probe values (1)')
+          await trx.raw(endlessWrite)
+        })
+        .then(
+          () => assert.fail('the transaction committed'),
+          (e) => e
+        )
+      assert.equal(inTransaction.code, error.code)
+      assert.equal((await knex.raw('select 1 as one')).length ?? 1, 1)
+    } finally {
+      await knex.destroy()
+    }
+  })
+
+  it('work that may run long (migrations) can run without the statement timeout; the limit applies again after it', async function () {
+    const limitMs = 200
+    const knex = createKnex(suite.db.url, {}, { statementTimeoutMs: limitMs })
+    // Several times the limit on any machine (about 1.5 s here), yet finite.
+    const slow =
+      suite.db.name === 'postgres'
+        ? 'select pg_sleep(1)'
+        : 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 5000000) select count(*) from c'
+    try {
+      const started = Date.now()
+      await withoutStatementTimeout(knex, (untimed) => untimed.raw(slow))
+      assert.ok(Date.now() - started > limitMs, `the statement outlived the limit (${Date.now() - started} ms)`)
+      const error: any = await knex.raw(slow).then(
+        () => assert.fail('the limit applies again'),
+        (e) => e
+      )
+      assert.equal(error.code, suite.db.name === 'postgres' ? '57014' : 'SQLITE_INTERRUPT')
+    } finally {
+      await knex.destroy()
+    }
+  })
+})
