@@ -214,7 +214,9 @@ export function buildCli() {
 
   program
     .command('migrate')
-    .description('run pending database migrations against DATABASE_URL')
+    .description(
+      'run pending database migrations against DATABASE_URL (and the recomputations a changed time-sheet rule owes)'
+    )
     .option('--json', 'machine-readable output')
     .action(async (opts: Out) => {
       const applied = await withDatabase((db) => migrateDatabase(db), { migrate: false })
