@@ -25,6 +25,9 @@ export const Color = () => Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' })
 export const Email = () => Type.String({ format: 'email', maxLength: 255 })
 export const Bool = () => Type.Boolean()
 export const Num = (options: object = {}) => Type.Number(options)
+
+/** Whole minutes of one day, `minimum`..1440 (a weekday's target, a break rule, a daily maximum). */
+export const DayMinutes = (minimum = 0) => Type.Integer({ minimum, maximum: 1440 })
 export const IdList = () => Type.Array(Id(), { maxItems: 100, uniqueItems: true })
 export const Enum = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] })
 

@@ -4,17 +4,15 @@ import { Type } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
 import type { Application, Params } from '../declarations'
 import type { ValidationErrors } from '../resources/define-resource'
-import { DateString, INT32_MAX, Nullable } from '../resources/types'
+import { DateString, DayMinutes, INT32_MAX, Nullable } from '../resources/types'
 import { badRequest } from '../resources/validation'
 import { WEEKDAYS, WorkingTimeModel } from '../timesheets/working-time'
 import { recomputeCompany } from '../timesheets/recompute'
-import { CompanyVersion, FIRST_VERSION_DAY, companyVersionOf, versionIndex } from '../timesheets/schedule'
+import { CompanyVersion, FIRST_VERSION_DAY, companyVersionOf, companyVersionOn } from '../timesheets/schedule'
 import { VersionRange, assertNoLockedMonthIn, earliestOf, rangeOf } from '../timesheets/schedule-changes'
 import { EARLIEST_DAY, addDays, today } from '../timesheets/periods'
 import { validateBodyWith } from './settings.hooks'
 import { COUNTRY_CODES } from '../companies/country-codes'
-
-const DayMinutes = (minimum = 0) => Type.Integer({ minimum, maximum: 1440 })
 
 const breakRuleSchema = Type.Object(
   { afterMinutes: DayMinutes(), minBreakMinutes: DayMinutes(1) },
@@ -142,7 +140,7 @@ export class CompanySettingsService {
   private async read(db: Knex | Knex.Transaction, companyId: number): Promise<CompanySettings> {
     const row = await db('companies').select('id', 'name', 'country', 'timezone').where({ id: companyId }).first()
     const versions = await versionsOf(db, companyId)
-    const current = versions[Math.max(0, versionIndex(versions, today(row.timezone)))]
+    const current = companyVersionOn(versions, today(row.timezone))
     return {
       id: row.id,
       name: row.name,
@@ -257,7 +255,7 @@ export class WorkingTimesService {
     const body = validateBodyWith(workingTimeVersionSchema, 'WorkingTimeVersion', data)
     const result = await this.write(params, async (trx, versions, company) => {
       const validFrom: string = body.validFrom ?? addDays(today(company.timezone), 1)
-      const { id: _id, validFrom: _from, ...base } = versions[Math.max(0, versionIndex(versions, validFrom))]
+      const { id: _id, validFrom: _from, ...base } = companyVersionOn(versions, validFrom)
       // A bad body is 400 whatever else is wrong: 1970-01-01 is before 2000, not the first version's day.
       const row = this.checked({ ...base, ...body, validFrom } as CompanyVersion, true)
       if (versions.some((version) => version.validFrom === validFrom)) throw WorkingTimesService.duplicate(validFrom)

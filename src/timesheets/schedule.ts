@@ -51,6 +51,17 @@ export function versionIndex(versions: { validFrom: Day }[], day: Day): number {
   return found
 }
 
+/**
+ * Index of the company version in effect on `day`: the latest with `validFrom ≤ day`, and the
+ * first for a day before all of them (it holds from the start of the calendar).
+ */
+export const companyVersionIndex = (versions: { validFrom: Day }[], day: Day): number =>
+  Math.max(0, versionIndex(versions, day))
+
+/** The company version in effect on `day`. */
+export const companyVersionOn = <V extends { validFrom: Day }>(versions: V[], day: Day): V =>
+  versions[companyVersionIndex(versions, day)]
+
 export class Schedule {
   private readonly calendars = new Map<string, WorkingCalendar>()
 
@@ -66,7 +77,7 @@ export class Schedule {
 
   /** The model that applies on `day`, with the timezone (one object per combination of versions). */
   on(day: Day): WorkingCalendar {
-    const companyIndex = Math.max(0, versionIndex(this.company, day))
+    const companyIndex = companyVersionIndex(this.company, day)
     const userIndex = versionIndex(this.user, day)
     const employed = this.employedFrom === null || day >= this.employedFrom
     const key = `${companyIndex}:${userIndex}:${employed}`

@@ -1,6 +1,6 @@
 import { Type, TInteger } from '@feathersjs/typebox'
 import { defineResource, createOnly, writable } from '../../resources/define-resource'
-import { DateString, Id, Str, Text } from '../../resources/types'
+import { DateString, DayMinutes, Id, Str, Text } from '../../resources/types'
 import { SHORT_WEEKDAYS, ShortWeekday } from '../../timesheets/schedule'
 import {
   afterVersionRemove,
@@ -8,9 +8,6 @@ import {
   beforeVersionRemove,
   checkVersionWrite
 } from './user-working-times.rules'
-
-/** Target minutes of one weekday: 0..1440 (a whole day). */
-const DayMinutes = () => Type.Integer({ minimum: 0, maximum: 1440 })
 
 /** The seven weekdays' target minutes, all required: a PATCH of `targets` replaces the whole week (CONTRACT §11.6). */
 export const WeeklyTargets = Type.Object(
