@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase } from '../support/harness'
+import { settingsSession } from '../support/settings-session'
 import { sheetFixtures } from '../support/timesheets/fixtures'
 import { assertConsistent, assertMatchesRecomputation } from '../support/timesheets/invariants'
 
@@ -9,19 +10,15 @@ import { assertConsistent, assertMatchesRecomputation } from '../support/timeshe
  * version, an account change): on PostgreSQL they wait for each other, none fails (an outside
  * check found 40P01 deadlocks answered 500), and the figures equal a recomputation from scratch.
  */
-const PASSWORD = 'concurrency secret'
 const WEEK = { monday: 480, tuesday: 480, wednesday: 480, thursday: 480, friday: 480, saturday: 0, sunday: 0 }
 
 forEachDatabase('working-time writes in parallel with time writes', (suite) => {
   const f = sheetFixtures(suite)
 
   it('settings versions, entries, user versions and account changes in parallel: no 5xx, consistent figures', async function () {
-    const company = await suite.company({ country: 'DE', adminPassword: PASSWORD })
+    const company = await suite.company({ country: 'DE' })
     const types = await f.typesOf(company)
-    const { email } = await suite.server().knex('users').where({ id: company.adminUserId }).first()
-    const login = await suite.server().http.post('/authentication', { strategy: 'local', email, password: PASSWORD })
-    assert.equal(login.status, 201, login.text)
-    const admin = suite.server().http.withKey(login.body.accessToken)
+    const admin = await settingsSession(suite.server(), company)
     const users = [
       await f.newUser(company, { employedFrom: '2026-06-01' }),
       await f.newUser(company, { employedFrom: '2026-06-01' })
