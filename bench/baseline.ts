@@ -3,7 +3,8 @@ import crypto from 'node:crypto'
 import http from 'node:http'
 import type { Knex } from 'knex'
 import { camelCase, createKnex } from '../src/db/knex'
-import { pgNarrowedLikes, searchCandidates, searchStatistics } from '../src/db/search-index'
+import { pgNarrowedLikes, searchCandidates } from '../src/db/search-index'
+import { fts5Trigrams, pgTrgmTrigrams, TrigramStatistics } from '../src/db/search-terms'
 import { likeToGlob, needsGlob } from '../src/db/sqlite-like'
 import { calendarDay } from '../src/timesheets/calendar'
 import { currentDifferenceMs } from '../src/timesheets/aggregates'
@@ -257,7 +258,7 @@ async function list(
 }
 
 /** The service's sample of trigram counts, kept as long (src/db/search-terms.ts). */
-const trigramStatistics = searchStatistics(isPg ? 'pg' : 'sqlite3')
+const trigramStatistics = new TrigramStatistics(isPg ? pgTrgmTrigrams : fts5Trigrams)
 
 /**
  * The service's `name[$like]` (src/resources/service.ts): ILIKE on PostgreSQL, looked up without

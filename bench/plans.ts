@@ -2,14 +2,7 @@ import type { Knex } from 'knex'
 import { createKnex } from '../src/db/knex'
 import type { Engine } from './datasets'
 import { customerNumber, type SeedInfo } from './seed'
-import {
-  applyNarrowedLikes,
-  narrowToCandidates,
-  pgNarrowedLikes,
-  searchCandidates,
-  searchStatistics
-} from '../src/db/search-index'
-import type { SearchPlan } from '../src/resources/service'
+import { createDialect, type ListSearch } from '../src/db/dialect'
 
 /**
  * The query plans of the statements the scenarios run against the big tables: every list filter
@@ -33,12 +26,12 @@ const MONTH = { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z'
 /** The `$like` patterns of the two search scenarios: a frequent word, and one customer's number. */
 const SEARCHES = { 'list-assignments-like': '%Kabel%', 'list-assignments-search': `%${customerNumber(17)}%` }
 
-function statements(engine: Engine, seed: SeedInfo, searches: Record<string, SearchPlan>): Statement[] {
+function statements(engine: Engine, seed: SeedInfo, searches: Record<string, ListSearch>): Statement[] {
   const { id: companyId, userIds } = seed.companies[0]
   const userId = userIds.at(-1)!
-  const list = (table: string, where: (q: Knex.QueryBuilder) => void, narrow?: number[]) => {
+  const list = (table: string, where: (q: Knex.QueryBuilder) => void, search?: ListSearch) => {
     const from = (db: Knex, builder: Knex.QueryBuilder) => {
-      narrowToCandidates(db, builder, table, narrow)
+      search?.apply(builder)
       return builder.where(where).where(`${table}.companyId`, companyId)
     }
     return [
@@ -57,15 +50,15 @@ function statements(engine: Engine, seed: SeedInfo, searches: Record<string, Sea
       ...s,
       name: `list-assignments ${s.name}`
     })),
-    // `$like` is ilike on PostgreSQL, looked up without its frequent trigrams; on SQLite the trigram
-    // index narrows it where selective (src/resources/service.ts).
+    // `$like` as the service's dialect writes it (src/db/dialect.ts): ilike on PostgreSQL, looked up
+    // without its frequent trigrams; on SQLite the trigram index narrows it where selective. A
+    // filter the dialect leaves to the adapter is the adapter's ilike.
     ...Object.entries(SEARCHES).flatMap(([scenario, pattern]) => {
-      const { candidates, narrowed = [] } = searches[scenario]
-      const where = (q: Knex.QueryBuilder) =>
-        narrowed.length
-          ? applyNarrowedLikes(q, 'assignments', narrowed)
-          : q.where('name', engine === 'pg' ? 'ilike' : 'like', pattern)
-      return list('assignments', where, candidates).map((s) => ({ ...s, name: `${scenario} ${s.name}` }))
+      const search = searches[scenario]
+      const where = (q: Knex.QueryBuilder) => {
+        if ((search.query.name as { $like?: string } | undefined)?.$like) q.where('name', 'ilike', pattern)
+      }
+      return list('assignments', where, search).map((s) => ({ ...s, name: `${scenario} ${s.name}` }))
     }),
     ...list('time_entries', (q) =>
       q.where('userId', userId).where('startsAt', '>=', MONTH.from).where('startsAt', '<', MONTH.to)
@@ -116,15 +109,10 @@ export async function queryPlans(engine: Engine, url: string, seed: SeedInfo): P
   const db = createKnex(url)
   try {
     const plans: Plan[] = []
-    const statistics = searchStatistics(engine === 'pg' ? 'pg' : 'sqlite3')
-    const searches: Record<string, SearchPlan> = {}
-    for (const [scenario, pattern] of Object.entries(SEARCHES)) {
-      const query = { name: { $like: pattern } }
-      searches[scenario] =
-        engine === 'sqlite'
-          ? { candidates: await searchCandidates(db, 'assignments', query, statistics) }
-          : { narrowed: await pgNarrowedLikes(db, 'assignments', query, statistics) }
-    }
+    const dialect = createDialect(engine === 'pg' ? 'pg' : 'sqlite3')
+    const searches: Record<string, ListSearch> = {}
+    for (const [scenario, pattern] of Object.entries(SEARCHES))
+      searches[scenario] = await dialect.searchList(db, 'assignments', { name: { $like: pattern } })
     for (const { name, query } of statements(engine, seed, searches)) {
       plans.push({ name, sql: query(db).toString(), plan: await explain(db, engine, query(db)) })
     }

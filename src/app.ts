@@ -6,6 +6,7 @@ import path from 'node:path'
 import type { Application, Configuration, NextFunction } from './declarations'
 import { configurationValidator } from './configuration'
 import { createKnex, clientOf } from './db/knex'
+import { createDialect } from './db/dialect'
 import { resolveAppSecret } from './auth/secret'
 import { authentication } from './auth/authentication'
 import { createLogger } from './logger'
@@ -61,7 +62,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.set('authentication', { ...app.get('authentication'), secret })
 
   const { url, pool, statementTimeoutMs, acquireTimeoutMs } = app.get('database')
-  app.set('dbClient', clientOf(url))
+  app.set('dialect', createDialect(clientOf(url)))
   const knex = createKnex(url, pool, { statementTimeoutMs, acquireTimeoutMs })
   app.set('knex', knex)
 

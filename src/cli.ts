@@ -105,7 +105,7 @@ async function withDatabase<T>(work: (db: Knex, app: Application) => Promise<T>,
 }
 
 async function ensureDemoCompany(app: Application, db: Knex) {
-  if (!app.get('demo').enabled || app.get('dbClient') !== 'sqlite3') return null
+  if (!app.get('demo').enabled || app.get('dialect').client !== 'sqlite3') return null
   const row = await db('companies').count({ n: '*' }).first()
   if (Number(row?.n ?? 0) > 0) return null
   const adminPassword = crypto.randomBytes(9).toString('base64url')

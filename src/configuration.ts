@@ -36,8 +36,7 @@ export const configurationSchema = Type.Object(
     }),
     /** Proxies whose X-Forwarded-For is believed: '' = none, a hop count, or comma-separated addresses. */
     trustProxy: Type.Union([Type.String(), Type.Number()]),
-    authentication: Type.Any(),
-    dbClient: Type.Optional(Type.String())
+    authentication: Type.Any()
   },
   { $id: 'ApplicationConfiguration' }
 )

@@ -47,9 +47,9 @@ export interface ServiceTypes {
   [path: string]: any
 }
 
-export interface Configuration extends ApplicationConfiguration {
-  dbClient: 'sqlite3' | 'pg'
-}
+// Parts of the app add what they set to it (declare module './declarations'), next to where they set it.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- extended by module augmentation
+export interface Configuration extends ApplicationConfiguration {}
 
 export type Application = FeathersApplication<ServiceTypes, Configuration>
 export type HookContext<S = ServiceInterface> = FeathersHookContext<Application, S> & { params: Params }

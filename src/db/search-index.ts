@@ -1,8 +1,8 @@
 import type { Knex } from 'knex'
-import { DatabaseClient, snakeCase } from './knex'
+import { snakeCase } from './knex'
 import { caseVariants } from './sqlite-like'
 import { LikeToken, escapeLike, validLikeTokens } from './like-pattern'
-import { fts5Trigrams, pgTrgmTrigrams, TrigramStatistics } from './search-terms'
+import type { TrigramStatistics } from './search-terms'
 
 /**
  * The substring indexes: per table, the fields whose `$like` filters a trigram index can narrow.
@@ -14,10 +14,6 @@ const INDEXED_FIELDS: Record<string, readonly string[]> = {
   assignments: ['name'],
   customers: ['companyName']
 }
-
-/** Trigram counts for the search plan, counted the way the engine's index makes trigrams. */
-export const searchStatistics = (client: DatabaseClient) =>
-  new TrigramStatistics(client === 'pg' ? pgTrgmTrigrams : fts5Trigrams)
 
 /** The FTS5 table of an indexed column, as the migration names it: `assignments_name_fts`. */
 const searchTable = (table: string, field: string) => `${table}_${snakeCase(field)}_fts`

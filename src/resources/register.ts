@@ -56,7 +56,7 @@ export interface RegisterOptions {
 export function registerResource(app: Application, resource: Resource, options: RegisterOptions = {}) {
   const path = `${API_PREFIX}/${options.path ?? resource.path}`
   const querySchema = buildQuerySchema(resource)
-  const service = options.service ?? new ResourceService(resource, app.get('knex'), app.get('dbClient'))
+  const service = options.service ?? new ResourceService(resource, app.get('knex'), app.get('dialect'))
   const collection = collectionOf(path)
   app.use(path, service, { methods: resource.methods, events: [], ...(options.koa ? { koa: options.koa } : {}) })
   app.service(path).hooks({

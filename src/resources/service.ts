@@ -18,25 +18,7 @@ import { decodeRow, encodeData } from './codec'
 import { badRequest, bodyTitle, BodyErrorsSlot } from './validation'
 import { checkReferences } from './references'
 import { isForeignKeyViolation, stillReferenced } from './errors'
-import type { TrigramStatistics } from '../db/search-terms'
-import { sqliteLikeSql, takeSqliteLikes, withoutLike } from '../db/sqlite-like'
-import {
-  applyNarrowedLikes,
-  narrowToCandidates,
-  NarrowedLike,
-  pgNarrowedLikes,
-  searchCandidates,
-  searchStatistics
-} from '../db/search-index'
-
-/**
- * How a list's `$like` filters use the trigram indexes (src/db/search-index.ts): on SQLite the ids
- * the index names, on PostgreSQL the filters to look up without their frequent trigrams.
- */
-export interface SearchPlan {
-  candidates?: number[]
-  narrowed?: NarrowedLike[]
-}
+import type { Dialect, ListSearch } from '../db/dialect'
 
 export interface ListEnvelope<T = Row> {
   page: number
@@ -51,13 +33,11 @@ export interface ListEnvelope<T = Row> {
  * envelope, and writes that run their checks, row, join tables and re-read in one transaction.
  */
 export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
-  /** Samples of the indexed columns' trigram counts, for the search plan. */
-  readonly trigramStatistics: TrigramStatistics
-
   constructor(
     readonly resource: Resource,
     readonly knex: Knex,
-    readonly dbClient: 'sqlite3' | 'pg'
+    /** What differs between the databases: `$like`, the search indexes, the count (src/db/dialect.ts). */
+    readonly dialect: Dialect
   ) {
     super({
       Model: knex,
@@ -65,10 +45,8 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       id: 'id',
       multi: false,
       paginate: { default: 10, max: 20 },
-      // `$like` is case-insensitive on both databases (SQLite LIKE already is, for ASCII).
-      extendedOperators: dbClient === 'pg' ? { $like: 'ilike' } : {}
+      extendedOperators: dialect.adapterOperators
     })
-    this.trigramStatistics = searchStatistics(dbClient)
   }
 
   companyId(params?: Params): number {
@@ -83,23 +61,12 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   }
 
   /**
-   * The adapter's query plus the declaration's extra list filters (set on a find's `params.list`)
-   * and how its `$like` filters use the search indexes (see `find`).
+   * The adapter's query, with the list's `$like` filters as the dialect writes them (when `search`
+   * planned them) and the declaration's extra list filters (set on a find's `params.list`).
    */
-  createQuery(params: Params = {}, search: SearchPlan = {}) {
-    // On SQLite every `$like` is written here: LIKE with the backslash escape, or a GLOB for
-    // patterns with non-ASCII letters, which its LIKE does not fold (src/db/sqlite-like.ts).
-    const { query, likes } =
-      this.dbClient === 'sqlite3' && params.query ? takeSqliteLikes(params.query) : { query: params.query, likes: [] }
-    const narrowed = search.narrowed ?? []
-    // Narrowed `$like` filters are written by applyNarrowedLikes below, not by the adapter.
-    const adapterQuery = narrowed.reduce((rest, { field }) => withoutLike(rest, field), query ?? {})
-    const builder = super.createQuery(likes.length || narrowed.length ? { ...params, query: adapterQuery } : params)
-    for (const like of likes)
-      builder.whereRaw(sqliteLikeSql(like), [`${this.resource.table}.${like.field}`, like.pattern])
-    // A trigram index finds the candidates of an infix `$like`; the LIKE/GLOB decides.
-    narrowToCandidates(this.knex, builder, this.resource.table, search.candidates)
-    applyNarrowedLikes(builder, this.resource.table, narrowed)
+  createQuery(params: Params = {}, search?: ListSearch) {
+    const builder = super.createQuery(search ? { ...params, query: search.query } : params)
+    search?.apply(builder)
     for (const [name, values] of params.list?.extra ?? [])
       this.resource.extraFilters![name].apply(builder, values, params)
     return builder
@@ -126,14 +93,13 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     const list = params.list ?? { page: 0, size: 10, sort: [['id', 1]], where: {} }
     const { table } = this.resource
     const query = { ...list.where, [`${table}.companyId`]: this.companyId(params) }
-    const builder = this.createQuery({ ...params, query }, await this.searchPlan(params, query))
+    const db = params.transaction?.trx ?? this.knex
+    const builder = this.createQuery(params, await this.dialect.searchList(db, table, query))
     // NULLs sort last in both directions on both databases (their defaults differ; knex's
     // SQLite emulation of `nulls last` drops the column, so the clause is written out).
     for (const [field, direction] of list.sort)
       builder.orderByRaw(`?? ${direction === 1 ? 'asc' : 'desc'} nulls last`, [`${table}.${field}`])
-    // `count(*)`, not the adapter's `count(id)`: PostgreSQL can count from the filter's index
-    // alone, where `count(id)` reads every matching row from the table for its id.
-    const counting = builder.clone().clearSelect().clearOrder().count({ total: '*' })
+    const counting = this.dialect.count(builder)
     builder.limit(list.size)
     if (list.page > 0) builder.offset(list.page * list.size)
     const rows: Row[] = await builder.catch(errorHandler)
@@ -146,18 +112,6 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       items: await this.decode(rows, params, 'find')
     }
     return envelope
-  }
-
-  /**
-   * On SQLite a search index narrows a `$like` only where it is selective; on PostgreSQL a term's
-   * frequent trigrams are left out of the index look-up (src/db/search-index.ts).
-   */
-  private async searchPlan(params: Params, query: Record<string, unknown>): Promise<SearchPlan> {
-    const db = params.transaction?.trx ?? this.knex
-    const { table } = this.resource
-    if (this.dbClient === 'sqlite3')
-      return { candidates: await searchCandidates(db, table, query, this.trigramStatistics) }
-    return { narrowed: await pgNarrowedLikes(db, table, query, this.trigramStatistics) }
   }
 
   async getRow(id: Id, params: Params): Promise<Row> {

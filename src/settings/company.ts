@@ -2,6 +2,7 @@ import { BadRequest, NotFound } from '@feathersjs/errors'
 import { conflict } from '../errors'
 import { Type } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
+import { lockedForWrite } from '../db/dialect'
 import type { Application, Params } from '../declarations'
 import type { ValidationErrors } from '../resources/define-resource'
 import { DateString, DayMinutes, INT32_MAX, Nullable } from '../resources/types'
@@ -116,13 +117,11 @@ async function versionsOf(db: Knex | Knex.Transaction, companyId: number): Promi
 
 /**
  * Serialises the writes of one company's settings, versions and timezone alike (PostgreSQL; SQLite
- * runs one write at a time), and reads the timezone as it stands under that lock.
+ * runs one write at a time), and reads the timezone as it stands under that lock. (NO KEY UPDATE:
+ * every insert of a row of the company takes a key-share lock on it through its foreign key.)
  */
 async function lockCompany(trx: Knex.Transaction, companyId: number): Promise<{ timezone: string }> {
-  const query = trx('companies').where({ id: companyId }).first('timezone')
-  // NO KEY UPDATE: every insert of a row of the company (a time entry) takes a key-share lock on
-  // it through its foreign key; FOR UPDATE would make those wait and deadlock with user locks.
-  return trx.client.config.client === 'pg' ? query.forNoKeyUpdate() : query
+  return lockedForWrite(trx, trx('companies').where({ id: companyId })).first('timezone')
 }
 
 /**

@@ -1,6 +1,7 @@
 import { conflict } from '../errors'
 import type { Knex } from 'knex'
 import { updateRows } from '../db/update-rows'
+import { lockedForWrite } from '../db/dialect'
 import type { Row } from '../resources/define-resource'
 import { Day, calendarDay, dayBounds, millis } from './calendar'
 import { MINUTE_MS } from './durations'
@@ -253,8 +254,7 @@ export async function lockUserTime(
   trx: Knex.Transaction,
   { companyId, userId }: { companyId: number; userId: number }
 ) {
-  if (trx.client.config.client !== 'pg') return
-  await trx('users').where({ id: userId, companyId }).forNoKeyUpdate().first('id')
+  await lockedForWrite(trx, trx('users').where({ id: userId, companyId })).first('id')
 }
 
 /**

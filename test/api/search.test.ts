@@ -193,7 +193,7 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
     // Decoys: the rare part without the frequent one, and the whole term in another company.
     await newAssignment(c, 'Altbau Z-017 und -01')
     await newAssignment(b, 'Wartung QXZ-017')
-    ;(app.service('v1/assignments') as any).trigramStatistics.clear()
+    app.get('dialect').forgetSamples()
 
     const statements: { sql: string; bindings: unknown[] }[] = []
     const record = (query: { sql: string; bindings?: unknown[] }) =>
@@ -274,7 +274,8 @@ forEachDatabase('search ($like on indexed fields)', (suite) => {
       const where = { name: { $like: '%ölbrenner%' }, 'assignments.companyId': a.id }
       const candidates = await searchCandidates(knex, 'assignments', where)
       assert.deepEqual(candidates, [id])
-      const query = service.createQuery({ company: { id: a.id }, query: where }, { candidates })
+      const search = await app.get('dialect').searchList(knex, 'assignments', where)
+      const query = service.createQuery({ company: { id: a.id }, query: where }, search)
       const plan = (
         (await knex.raw(`explain query plan ${query.toSQL().sql}`, query.toSQL().bindings)) as { detail: string }[]
       ).map((row) => row.detail)

@@ -1,5 +1,6 @@
 import { GeneralError } from '@feathersjs/errors'
 import type { Knex } from 'knex'
+import type { Dialect } from '../../db/dialect'
 import { ResourceService } from '../../resources/service'
 import type { Resource } from '../../resources/define-resource'
 import type { Params } from '../../declarations'
@@ -13,10 +14,10 @@ export class UploadService extends ResourceService {
   constructor(
     resource: Resource,
     knex: Knex,
-    dbClient: 'sqlite3' | 'pg',
+    dialect: Dialect,
     readonly parent: UploadParent
   ) {
-    super(resource, knex, dbClient)
+    super(resource, knex, dialect)
   }
 
   parentOf(params?: Params) {

@@ -17,7 +17,7 @@ export const uploads = (app: Application) => {
   for (const parent of UPLOAD_PARENTS) {
     registerResource(app, uploadResource, {
       path: `${parent.collection}/:${parent.field}/uploads`,
-      service: new UploadService(uploadResource, app.get('knex'), app.get('dbClient'), parent),
+      service: new UploadService(uploadResource, app.get('knex'), app.get('dialect'), parent),
       koa: { before: [receiveMultipart(app, parent.collection)] },
       // Uploads are part of their parent: its scope (`assignments:write` to upload) covers them, and
       // a create refused anywhere, the key check included, removes the file the multipart step stored.

@@ -1,0 +1,110 @@
+import type { Knex } from 'knex'
+import type { DatabaseClient } from './knex'
+import { sqliteLikeSql, takeSqliteLikes, withoutLike } from './sqlite-like'
+import { applyNarrowedLikes, narrowToCandidates, pgNarrowedLikes, searchCandidates } from './search-index'
+import { fts5Trigrams, pgTrgmTrigrams, TrigramStatistics } from './search-terms'
+
+declare module '../declarations' {
+  interface Configuration {
+    /** Set by createApp() from the database URL: what differs between SQLite and PostgreSQL. */
+    dialect: Dialect
+  }
+}
+
+/** A list's `$like` filters as one database answers them. */
+export interface ListSearch {
+  /** The list's query for the Feathers knex adapter, without the filters `apply` writes. */
+  query: Record<string, unknown>
+  /** Writes the other filters (and the search index's narrowing) onto the adapter's query. */
+  apply(builder: Knex.QueryBuilder): void
+}
+
+/**
+ * What the generic resource service does differently on SQLite and PostgreSQL, chosen once when
+ * the app starts (`app.get('dialect')`). The rest of the service is the same SQL on both.
+ * - `$like`: one reading of the pattern (src/db/like-pattern.ts), case-insensitive for every
+ *   letter: ILIKE on PostgreSQL; on SQLite LIKE with the backslash escape, or a GLOB for patterns
+ *   with letters outside ASCII, which its LIKE does not fold (src/db/sqlite-like.ts).
+ * - Trigram search (src/db/search-index.ts): SQLite reads the candidates from its FTS5 trigram
+ *   tables first; PostgreSQL's pg_trgm index serves ILIKE as it is, but for a term's frequent
+ *   trigrams, which both look up without (src/db/search-terms.ts, a sample per process).
+ * - Counting: `count(*)` on both (see `count`).
+ */
+export interface Dialect {
+  readonly client: DatabaseClient
+  /** Operators the Feathers knex adapter maps to SQL for this database. */
+  readonly adapterOperators: Record<string, string>
+  /** Plans a list's `$like` filters on `table` (may read the search index and the trigram sample). */
+  searchList(db: Knex, table: string, query: Record<string, unknown>): Promise<ListSearch>
+  /** The count statement of a list whose rows `builder` selects. */
+  count(builder: Knex.QueryBuilder): Knex.QueryBuilder
+  /** Forgets the trigram samples, so the next search takes new ones (a test after filling a table). */
+  forgetSamples(): void
+}
+
+/**
+ * `count(*)`, not the adapter's `count(id)`: PostgreSQL counts from the filter's index alone,
+ * where `count(id)` reads every matching row from the table for its id (SQLite: the same plan).
+ */
+const countAll = (builder: Knex.QueryBuilder) => builder.clone().clearSelect().clearOrder().count({ total: '*' })
+
+class SqliteDialect implements Dialect {
+  readonly client = 'sqlite3' as const
+  readonly adapterOperators = {}
+  private readonly samples = new TrigramStatistics(fts5Trigrams)
+
+  async searchList(db: Knex, table: string, query: Record<string, unknown>): Promise<ListSearch> {
+    // The candidates the trigram index names, read by id; the LIKE/GLOB decides (search-index.ts).
+    const candidates = await searchCandidates(db, table, query, this.samples)
+    const { query: rest, likes } = takeSqliteLikes(query)
+    return {
+      query: rest,
+      apply(builder) {
+        for (const like of likes) builder.whereRaw(sqliteLikeSql(like), [`${table}.${like.field}`, like.pattern])
+        narrowToCandidates(db, builder, table, candidates)
+      }
+    }
+  }
+
+  count = countAll
+
+  forgetSamples() {
+    this.samples.clear()
+  }
+}
+
+class PostgresDialect implements Dialect {
+  readonly client = 'pg' as const
+  readonly adapterOperators = { $like: 'ilike' }
+  private readonly samples = new TrigramStatistics(pgTrgmTrigrams)
+
+  async searchList(db: Knex, table: string, query: Record<string, unknown>): Promise<ListSearch> {
+    // Filters with a frequent trigram are written here, looked up by their rare parts; the
+    // adapter writes the others as ILIKE.
+    const narrowed = await pgNarrowedLikes(db, table, query, this.samples)
+    return {
+      query: narrowed.reduce((rest, { field }) => withoutLike(rest, field), query),
+      apply: (builder) => applyNarrowedLikes(builder, table, narrowed)
+    }
+  }
+
+  count = countAll
+
+  forgetSamples() {
+    this.samples.clear()
+  }
+}
+
+/** The dialect of a database client: one per app, made when it starts. */
+export const createDialect = (client: DatabaseClient): Dialect =>
+  client === 'pg' ? new PostgresDialect() : new SqliteDialect()
+
+/**
+ * Locks the rows `query` selects against the other writers of the same rows until the
+ * transaction ends: `FOR NO KEY UPDATE` on PostgreSQL (it leaves the key-share lock that a foreign
+ * key check takes when another transaction inserts a row referencing them, so such inserts do not
+ * wait and deadlock); nothing on SQLite, which runs one write transaction at a time.
+ */
+export function lockedForWrite<Q extends Knex.QueryBuilder>(trx: Knex.Transaction, query: Q): Q {
+  return trx.client.config.client === 'pg' ? (query.forNoKeyUpdate() as Q) : query
+}
