@@ -34,6 +34,8 @@ export const configurationSchema = Type.Object(
       }),
       socketAuthTimeoutMs: Type.Integer({ minimum: 1 })
     }),
+    /** The event log (CONTRACT §13.1): events older than `retentionDays` are pruned (the change feed answers 410 before them). */
+    events: Type.Object({ retentionDays: Type.Number({ exclusiveMinimum: 0 }) }),
     /** Proxies whose X-Forwarded-For is believed: '' = none, a hop count, or comma-separated addresses. */
     trustProxy: Type.Union([Type.String(), Type.Number()]),
     authentication: Type.Any()
