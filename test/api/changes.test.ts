@@ -1,29 +1,9 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
-import type { HttpClient } from '../support/http'
+import { headOf, readAll } from '../support/changes'
 import { newUser } from '../support/users'
 import { createApiKey } from '../../src/auth/api-keys'
 import { pruneEventLog } from '../../src/events/retention'
-
-/** Every event of the feed after `after`, page by page (size 500), and the final cursor. */
-export async function readAll(api: HttpClient, after?: string, query: Record<string, string> = {}) {
-  const items: any[] = []
-  let cursor = after
-  for (;;) {
-    const res = await api.get('/v1/changes', {
-      ...(cursor !== undefined ? { after: cursor } : {}),
-      size: 500,
-      ...query
-    })
-    assert.equal(res.status, 200, res.text)
-    items.push(...res.body.items)
-    if (res.body.items.length < 500) return { items, next: res.body.next as string }
-    cursor = res.body.next
-  }
-}
-
-/** The newest cursor of a company's feed. */
-export const headOf = async (api: HttpClient) => (await readAll(api)).next
 
 forEachDatabase('change feed', (suite) => {
   let a: TestCompany
