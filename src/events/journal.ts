@@ -44,6 +44,7 @@ interface PendingCompanyEvent {
 type Pending = PendingRecord | PendingCompanyEvent
 
 declare module '../declarations' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- the augmentation must repeat the interface's type parameter
   interface Params<Q> {
     /** The events of the write this call is part of (set where its transaction starts). */
     eventJournal?: EventJournal

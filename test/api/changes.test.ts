@@ -25,7 +25,7 @@ forEachDatabase('change feed', (suite) => {
 
   it('starts empty: no items and next "0", stable', async () => {
     const fresh = await suite.company()
-    for (const query of [{}, { after: '0' }]) {
+    for (const query of [{}, { after: '0' }] as Record<string, string>[]) {
       const res = await fresh.api.get('/v1/changes', query)
       assert.equal(res.status, 200, res.text)
       assert.deepEqual(res.body, { items: [], next: '0' })
