@@ -1,5 +1,4 @@
 import type { Knex } from 'knex'
-import { lockedForWrite } from '../db/dialect'
 
 /**
  * The event log (CONTRACT §13.1): one row per record a write created, changed or removed, appended
@@ -34,18 +33,48 @@ export const HEAD_TABLE = 'event_log_heads'
 /** The longest statement of an append: a month's fan-out fits in one, a company's first sync in a few. */
 const INSERT_CHUNK = 500
 
+interface StoredRow {
+  companyId: number
+  occurredAt: string
+  type: string
+  scope: string
+  data: string
+  actor: string
+  requestId: string
+}
+
+const COLUMNS = ['company_id', 'occurred_at', 'type', 'scope', 'data', 'actor', 'request_id'] as const
+
 /**
- * Takes the company's log lock: the caller holds it until its transaction ends. Every append
- * takes it last, after the user and company locks of its write, so it closes no deadlock cycle;
- * concurrent writers of one company queue here for the short rest of their transactions (the
- * insert and the commit), which makes their ids follow their commit order. SQLite runs one write
- * transaction at a time: there the row only needs to exist.
+ * Inserts the rows under the company's log lock, returning their ids in order. The lock is the
+ * company's row of `event_log_heads` (`FOR NO KEY UPDATE`), held until the transaction ends: every
+ * append takes it last, after the user and company locks of its write, so it closes no deadlock
+ * cycle, and concurrent writers of one company queue here for the short rest of their
+ * transactions (the insert and the commit), which makes their ids follow their commit order. On
+ * PostgreSQL the lock and the insert are one statement (the lock row joins the inserted rows, so it
+ * is taken before the first id is drawn); the row is created on a company's first append. SQLite
+ * runs one write transaction at a time: there ids follow commits without a lock.
  */
-async function lockHead(trx: Knex.Transaction, companyId: number) {
-  const locked = await lockedForWrite(trx, trx(HEAD_TABLE).where({ companyId })).first('companyId')
-  if (locked) return
-  await trx(HEAD_TABLE).insert({ companyId, prunedThrough: 0 }).onConflict('companyId').ignore()
-  await lockedForWrite(trx, trx(HEAD_TABLE).where({ companyId })).first('companyId')
+async function insertLocked(trx: Knex.Transaction, companyId: number, rows: StoredRow[]): Promise<number[]> {
+  if (trx.client.config.client !== 'pg') {
+    const inserted: { id: number }[] = await trx(EVENT_TABLE).insert(rows, ['id'])
+    return inserted.map((row) => Number(row.id))
+  }
+  const values = rows.map(() => '(?::integer, ?::timestamptz, ?, ?, ?, ?, ?)').join(', ')
+  const sql =
+    `with head as (select company_id from ${HEAD_TABLE} where company_id = ? for no key update) ` +
+    `insert into ${EVENT_TABLE} (${COLUMNS.join(', ')}) ` +
+    `select v.* from (values ${values}) as v(${COLUMNS.join(', ')}) cross join head returning id`
+  const bindings = [
+    companyId,
+    ...rows.flatMap((row) => [row.companyId, row.occurredAt, row.type, row.scope, row.data, row.actor, row.requestId])
+  ]
+  let result: { rows: { id: number }[] } = await trx.raw(sql, bindings)
+  if (result.rows.length === 0) {
+    await trx(HEAD_TABLE).insert({ companyId, prunedThrough: 0 }).onConflict('companyId').ignore()
+    result = await trx.raw(sql, bindings)
+  }
+  return result.rows.map((row) => Number(row.id))
 }
 
 /**
@@ -59,8 +88,6 @@ export async function appendEvents(
   origin: { actor: Actor; requestId: string }
 ): Promise<LogEntry[]> {
   if (events.length === 0) return []
-  await lockHead(trx, companyId)
-  // Read under the lock: within a company, later ids never carry earlier times.
   const occurredAt = new Date().toISOString()
   const actor = JSON.stringify(origin.actor)
   const ids: number[] = []
@@ -74,9 +101,8 @@ export async function appendEvents(
       actor,
       requestId: origin.requestId
     }))
-    const inserted: { id: number }[] = await trx(EVENT_TABLE).insert(rows, ['id'])
     // Both databases number the rows of one insert in the order given; the ids are sorted anyway.
-    ids.push(...inserted.map((row) => Number(row.id)).sort((a, b) => a - b))
+    ids.push(...(await insertLocked(trx, companyId, rows)).sort((a, b) => a - b))
   }
   return events.map((event, i) => ({
     id: String(ids[i]),

@@ -23,7 +23,17 @@ export async function pruneEventLog(db: Knex, retentionDays: number, now = Date.
     .max('id as through')
   let deleted = 0
   for (const { companyId, through } of old) {
-    await db(HEAD_TABLE).where({ companyId }).where('prunedThrough', '<', through).update({ prunedThrough: through })
+    await db(HEAD_TABLE)
+      .insert({ companyId, prunedThrough: through })
+      .onConflict('companyId')
+      .merge({
+        prunedThrough: db.raw('case when ?? < ? then ? else ?? end', [
+          `${HEAD_TABLE}.pruned_through`,
+          through,
+          through,
+          `${HEAD_TABLE}.pruned_through`
+        ])
+      })
     deleted += await db(EVENT_TABLE).where({ companyId }).where('id', '<=', through).delete()
   }
   return deleted
