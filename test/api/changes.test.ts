@@ -4,6 +4,7 @@ import { headOf, readAll } from '../support/changes'
 import { newUser } from '../support/users'
 import { createApiKey } from '../../src/auth/api-keys'
 import { pruneEventLog } from '../../src/events/retention'
+import { appendEvents } from '../../src/events/event-log'
 
 forEachDatabase('change feed', (suite) => {
   let a: TestCompany
@@ -273,6 +274,49 @@ forEachDatabase('change feed', (suite) => {
     assert.deepEqual([...seen.keys()].sort(), all.items.map((event: any) => event.id).sort())
     const ids = all.items.map((event: any) => Number(event.id))
     assert.equal(new Set(ids).size, ids.length)
+  })
+
+  it("holds a company's second append until the first commits (PostgreSQL: the log lock)", async function () {
+    if (suite.db.name !== 'postgres') return this.skip()
+    const knex = suite.server().knex
+    const company = await suite.company()
+    const origin = { actor: { system: true as const }, requestId: 'lock-test' }
+    const event = { type: 'customers.created', scope: 'customers', data: { id: 1 } }
+    // The company's lock row exists from its first append on.
+    const before = await company.api.post('/v1/customers', { companyName: 'First' })
+    assert.equal(before.status, 201, before.text)
+    const head = await headOf(company.api)
+    const first = await knex.transaction()
+    const [a] = await appendEvents(first, company.id, [event], origin)
+    let secondDone = false
+    const second = knex
+      .transaction((trx) => appendEvents(trx, company.id, [event], origin))
+      .then(([b]) => ((secondDone = true), b))
+    const waiting = async () =>
+      Number(
+        (
+          await knex.raw(
+            "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%event_log_heads%'"
+          )
+        ).rows[0].n
+      ) > 0
+    try {
+      while (!secondDone && !(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20))
+      assert.equal(secondDone, false, 'the second append committed while the first was open')
+      const hidden = await company.api.get('/v1/changes', { after: head })
+      assert.deepEqual(hidden.body, { items: [], next: head })
+    } catch (error) {
+      await first.rollback()
+      throw error
+    }
+    await first.commit()
+    const b = await second
+    assert.ok(Number(b.id) > Number(a.id))
+    const { items } = await readAll(company.api, head)
+    assert.deepEqual(
+      items.map((item: any) => item.id),
+      [a.id, b.id]
+    )
   })
 
   it('is described in the OpenAPI documents (/v1/changes/spec and /openapi.json)', async () => {
