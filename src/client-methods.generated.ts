@@ -25,5 +25,6 @@ export const SERVICE_METHODS = {
   'v1/time-sheet-months': ['find', 'get', 'patch'],
   'v1/time-sheet-days/by-user': ['find'],
   'v1/time-sheet-weeks/by-user': ['find'],
-  'v1/time-sheet-months/by-user': ['find']
+  'v1/time-sheet-months/by-user': ['find'],
+  'v1/changes': ['find']
 } as const

@@ -5,7 +5,7 @@ import { mapDatabaseErrors } from '../../resources/errors'
 import { requireApiKey } from '../../resources/hooks'
 import { registryOf } from '../../resources/registry'
 import { registerSpecRoute } from '../../resources/describe'
-import { API_PREFIX } from '../../resources/register'
+import { CHANGES_METHODS, CHANGES_PATH } from '../declared'
 import { badRequest } from '../../resources/validation'
 import { readableCollections, scopeCollections } from '../../auth/scopes'
 import { readFeed } from '../../events/feed'
@@ -125,8 +125,8 @@ export class ChangesService {
 
 /** Mounts `/v1/changes`, its description and `/v1/changes/spec`, and the log's retention timer. */
 export const changes = (app: Application) => {
-  const path = `${API_PREFIX}/${CHANGES_COLLECTION}`
-  app.use(path, new ChangesService(), { methods: ['find'], events: [] })
+  const path = CHANGES_PATH
+  app.use(path, new ChangesService(), { methods: [...CHANGES_METHODS], events: [] })
   app.service(path).hooks({ around: { all: [mapDatabaseErrors, requireApiKey] } })
   registryOf(app).contributions.push({ collection: CHANGES_COLLECTION, paths: changesOperations })
   registerSpecRoute(app, CHANGES_COLLECTION)
