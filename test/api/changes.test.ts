@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { forEachDatabase, TestCompany } from '../support/harness'
 import { headOf, readAll } from '../support/changes'
 import { newUser } from '../support/users'
+import { socketClient } from '../support/socket'
 import { createApiKey } from '../../src/auth/api-keys'
 import { pruneEventLog } from '../../src/events/retention'
 import { appendEvents } from '../../src/events/event-log'
@@ -317,6 +318,21 @@ forEachDatabase('change feed', (suite) => {
       items.map((item: any) => item.id),
       [a.id, b.id]
     )
+  })
+
+  it('reads the same feed over a socket', async () => {
+    const socket = socketClient(suite.server().url)
+    try {
+      await socket.client.authenticate({ strategy: 'apiKey', apiKey: a.apiKey })
+      const start = await headOf(a.api)
+      await a.api.post('/v1/customers', { companyName: 'Socket GmbH' })
+      const page = await socket.client.service('v1/changes').find({ query: { after: start, size: 5 } })
+      assert.deepEqual(page, (await a.api.get('/v1/changes', { after: start, size: 5 })).body)
+      assert.equal(page.items.length, 1)
+      await assert.rejects(socket.client.service('v1/changes').find({ query: { size: 0 } }), { name: 'BadRequest' })
+    } finally {
+      socket.close()
+    }
   })
 
   it('is described in the OpenAPI documents (/v1/changes/spec and /openapi.json)', async () => {

@@ -53,6 +53,8 @@ function parseQuery(raw: Params['query']): ParsedQuery {
   const single = (name: string) => {
     const value = query[name]
     if (value === undefined) return undefined
+    // A socket call may send numbers; REST sends text, and a repeated parameter as a list.
+    if (typeof value === 'number') return String(value)
     if (typeof value !== 'string') {
       errors[name] = 'must be given once'
       return undefined
