@@ -218,32 +218,41 @@ forEachDatabase('typed client: staying live', (suite) => {
     return { client, socket, authentications, gaps }
   }
 
-  for (const reconnection of [false, true]) {
-    it(`after a server-side disconnect, reconnects, authenticates again with the key and receives later events (socket.io reconnection ${reconnection ? 'on' : 'off'})`, async () => {
-      const company = await suite.company()
-      const { client, authentications, gaps } = await connect(company, reconnection)
-      const numbers: string[] = []
-      client.service('v1/projects').on('created', (project) => numbers.push(project.number))
+  /** The two ways a server drops its sockets: a socket.io disconnect (never retried by socket.io) and a transport close. */
+  const drops = {
+    'io server disconnect': (io: SocketIoServer) => io.disconnectSockets(true),
+    'transport close': (io: SocketIoServer) => {
+      for (const socket of io.sockets.sockets.values()) socket.conn.close()
+    }
+  }
 
-      // What the server's shutdown and its revocation sweep do: a disconnect socket.io never retries.
-      suite.server().app.io.disconnectSockets(true)
-      await until(() => gaps.length > 0)
-      // A call made in the gap waits for the new connection's authentication, then goes out.
-      const during = client.service('v1/projects').find({ query: { size: 1 } })
-      assert.equal((await during).size, 1)
-      await until(() => gaps.includes('reconnected'))
-      assert.deepEqual(gaps, ['disconnected: io server disconnect', 'reconnected'])
-      assert.equal(client.state, 'live')
+  for (const [reason, drop] of Object.entries(drops)) {
+    for (const reconnection of [false, true]) {
+      it(`after a server-side ${reason}, reconnects, authenticates again with the key and receives later events (socket.io reconnection ${reconnection ? 'on' : 'off'})`, async () => {
+        const company = await suite.company()
+        const { client, authentications, gaps } = await connect(company, reconnection)
+        const numbers: string[] = []
+        client.service('v1/projects').on('created', (project) => numbers.push(project.number))
 
-      const created = await company.api.post('/v1/projects', { number: `AFTER-${reconnection}-${Date.now()}` })
-      assert.equal(created.status, 201)
-      await until(() => numbers.includes(created.body.number))
-      // Each connection authenticated with the key itself, never with the JWT of the one before.
-      assert.deepEqual(authentications, [
-        { strategy: 'apiKey', apiKey: company.apiKey },
-        { strategy: 'apiKey', apiKey: company.apiKey }
-      ])
-    })
+        drop(suite.server().app.io as SocketIoServer)
+        await until(() => gaps.length > 0)
+        // A call made in the gap waits for the new connection's authentication, then goes out.
+        const during = client.service('v1/projects').find({ query: { size: 1 } })
+        assert.equal((await during).size, 1)
+        await until(() => gaps.includes('reconnected'))
+        assert.deepEqual(gaps, [`disconnected: ${reason}`, 'reconnected'])
+        assert.equal(client.state, 'live')
+
+        const created = await company.api.post('/v1/projects', { number: `AFTER-${reconnection}-${Date.now()}` })
+        assert.equal(created.status, 201)
+        await until(() => numbers.includes(created.body.number))
+        // Each connection authenticated with the key itself, never with the JWT of the one before.
+        assert.deepEqual(authentications, [
+          { strategy: 'apiKey', apiKey: company.apiKey },
+          { strategy: 'apiKey', apiKey: company.apiKey }
+        ])
+      })
+    }
   }
 
   it('a key revoked while connected ends in `unauthorized`: no more retries, calls reject with the 401 at once', async () => {
