@@ -71,7 +71,7 @@ function queryInterface(resource: Resource): string {
     ...Object.entries(filters).map(([name, filter]) => `  ${name}?: ${filterType(name, resource.entity, filter)}\n`)
   ]
   return (
-    `/** The list query of \`GET /${API_PREFIX}/${resource.path}\`: exactly its filters, operators and sort keys. */\n` +
+    `/** The list query of \`GET ${urlOf(resource)}\`: exactly its filters, operators and sort keys. */\n` +
     `export interface ${resource.entity}Query {\n${members.join('')}}\n`
   )
 }
@@ -82,20 +82,23 @@ function queryInterface(resource: Resource): string {
  */
 function dataType(resource: Resource): string {
   const name = `${resource.entity}Data`
-  const doc = `/** The body of \`POST /${API_PREFIX}/${resource.path}\`. */\n`
+  const doc =
+    resource === uploadResource
+      ? `/** The text fields of \`POST ${urlOf(resource)}\` (multipart), besides the file (UploadFile). */\n`
+      : `/** The body of \`POST ${urlOf(resource)}\`. */\n`
   if (!resource.createRule) return writer.interfaceOf(name, resource.createSchema, doc)
   const fields = writer.membersOf(resource.createSchema, name, '  ') ?? ''
   const alternatives = resource.createRule.anyOf.map((rule, i) =>
     writer.typeOf({ type: 'object', additionalProperties: false, ...rule }, `${name}.anyOf.${i}`)
   )
-  const ruleDoc = `/**\n * The body of \`POST /${API_PREFIX}/${resource.path}\`.\n * ${resource.createRule.description}\n */\n`
+  const ruleDoc = `/**\n * The body of \`POST ${urlOf(resource)}\`.\n * ${resource.createRule.description}\n */\n`
   return `${ruleDoc}export type ${name} = {\n${fields}} & (${alternatives.join(' | ')})\n`
 }
 
 function resourceTypes(resource: Resource): string {
-  const { entity, methods, path: collection } = resource
+  const { entity, methods } = resource
   return [
-    `// ${entity}: /${API_PREFIX}/${collection}`,
+    `// ${entity}: ${urlOf(resource)}`,
     '',
     writer.interfaceOf(entity, resource.schema, `/** A ${resource.displayName()} as the API answers it. */\n`),
     methods.includes('create') ? dataType(resource) : '',
@@ -103,7 +106,7 @@ function resourceTypes(resource: Resource): string {
       ? writer.interfaceOf(
           `${entity}Patch`,
           resource.patchSchema,
-          `/** The body of \`PATCH /${API_PREFIX}/${collection}/{id}\`: fields left out keep their value. */\n`
+          `/** The body of \`PATCH ${urlOf(resource)}/{id}\`: fields left out keep their value. */\n`
         )
       : '',
     methods.includes('find') ? queryInterface(resource) : ''
@@ -111,6 +114,12 @@ function resourceTypes(resource: Resource): string {
     .filter(Boolean)
     .join('\n')
 }
+
+/** The collection's URL path in doc comments; uploads live under their parents. */
+const urlOf = (resource: Resource) =>
+  resource === uploadResource
+    ? `/${API_PREFIX}/{assignments|assignment-events}/{parentId}/uploads`
+    : `/${API_PREFIX}/${resource.path}`
 
 const methodUnion = (methods: readonly string[]) => methods.map((m) => `'${m}'`).join(' | ')
 

@@ -1426,7 +1426,7 @@ export interface TimeSheetMonthQuery {
   updatedAt?: string | null | RangeFilter<string>
 }
 
-// Upload: /v1/uploads
+// Upload: /v1/{assignments|assignment-events}/{parentId}/uploads
 /** A Upload as the API answers it. */
 export interface Upload {
   id: number
@@ -1445,14 +1445,14 @@ export interface Upload {
   updatedAt: string
 }
 
-/** The body of `POST /v1/uploads`. */
+/** The text fields of `POST /v1/{assignments|assignment-events}/{parentId}/uploads` (multipart), besides the file (UploadFile). */
 export interface UploadData {
   description?: string | null
   categoryId?: number | null
   additionalProperties?: string | null
 }
 
-/** The body of `PATCH /v1/uploads/{id}`: fields left out keep their value. */
+/** The body of `PATCH /v1/{assignments|assignment-events}/{parentId}/uploads/{id}`: fields left out keep their value. */
 export interface UploadPatch {
   fileName?: string
   description?: string | null
@@ -1460,7 +1460,7 @@ export interface UploadPatch {
   additionalProperties?: string | null
 }
 
-/** The list query of `GET /v1/uploads`: exactly its filters, operators and sort keys. */
+/** The list query of `GET /v1/{assignments|assignment-events}/{parentId}/uploads`: exactly its filters, operators and sort keys. */
 export interface UploadQuery {
   /** The page, from 0 (default 0). */
   page?: number

@@ -53,6 +53,15 @@ export interface CrewclockClient<T extends Transport = Transport> {
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '')
 
+/**
+ * The fetch to use, callable as a method of anything: the rest client calls it as one of its
+ * services, and a browser's fetch refuses that ("Illegal invocation").
+ */
+const unbound =
+  (given?: typeof fetch): typeof fetch =>
+  (input, init) =>
+    given ? given(input, init) : fetch(input, init)
+
 /** The HTTP origin a socket talks to: its URL, else the page's. */
 function socketOrigin(socket: Socket): string | undefined {
   // The Manager keeps the URL it was given (`io(url)`); its typings call it private.
@@ -83,7 +92,7 @@ export function createClient(
       })
     : undefined
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS
-  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
+  const fetchImpl = unbound(options.fetch)
   const target: UploadTarget = {
     apiKey,
     fetch: fetchImpl,
@@ -174,7 +183,9 @@ export function createRestClient(
   fetchOrOptions: typeof fetch | ClientOptions = {}
 ): CrewclockClient<'rest'> {
   const options = typeof fetchOrOptions === 'function' ? { fetch: fetchOrOptions } : fetchOrOptions
-  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
   const base = trimSlash(baseUrl)
-  return createClient(rest(base).fetch(fetchImpl), apiKey, { baseUrl: base, ...options }) as CrewclockClient<'rest'>
+  return createClient(rest(base).fetch(unbound(options.fetch)), apiKey, {
+    baseUrl: base,
+    ...options
+  }) as CrewclockClient<'rest'>
 }

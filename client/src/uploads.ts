@@ -44,7 +44,9 @@ export async function postUpload(
   data: UploadData & UploadFile,
   init: { headers?: Record<string, string>; signal?: AbortSignal } = {}
 ): Promise<Upload> {
-  const response = await target.fetch(url, {
+  // Called as a plain function: a browser's fetch refuses to run as a method of another object.
+  const fetchImpl = target.fetch
+  const response = await fetchImpl(url, {
     method: 'POST',
     headers: { Accept: 'application/json', ...init.headers, Authorization: `Bearer ${target.apiKey}` },
     body: formOf(data),

@@ -168,11 +168,7 @@ function renderClockedIn() {
         { class: 'since' },
         `since ${formatTime(entry.startsAt)} · ${formatMinutes(elapsedMinutes(entry.startsAt))}`
       ),
-      h(
-        'span',
-        { class: 'what' },
-        [board.entryTypes.get(entry.typeId ?? 0)?.name, event?.name].filter(Boolean).join(' · ')
-      ),
+      h('span', { class: 'what' }, [board.entryTypes.get(entry.typeId)?.name, event?.name].filter(Boolean).join(' · ')),
       entry.pausedAt && h('span', { class: 'badge warn' }, `paused since ${formatTime(entry.pausedAt)}`)
     )
   })
