@@ -59,8 +59,8 @@ const lockId = (scope: KeyScope) =>
  * The stored responses of CONTRACT §13.4, table `idempotency_keys`. A request claims its key with
  * an INSERT inside the transaction of its own write and completes the row in that same
  * transaction, so a committed row always carries the response of a committed write, and a
- * request that fails or a process that dies leaves no row behind (docs/decisions.md,
- * "Idempotent retries").
+ * request that fails with a 5xx or a process that dies leaves no row behind (a refusal is stored
+ * after its rollback: `storeRefusal`). Why: docs/decisions.md, "Idempotent retries".
  */
 export class IdempotencyStore {
   constructor(

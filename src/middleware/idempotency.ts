@@ -71,7 +71,7 @@ function keyOf(request: IdempotentRequest): string {
 }
 
 /** JSON text with the keys of every object sorted: equal JSON values give equal text (key order is irrelevant, §13.6). */
-export const canonicalJson = (value: unknown): string =>
+const canonicalJson = (value: unknown): string =>
   JSON.stringify(value ?? null, (_key, node: unknown) =>
     node !== null && typeof node === 'object' && !Array.isArray(node)
       ? Object.fromEntries(Object.entries(node).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
@@ -139,7 +139,10 @@ async function replay(context: HookContext, stored: StoredRequest, request: Requ
     throw reused(stored, request)
   // A refused upload create loses the file the multipart step stored in the upload hooks; a replayed one here.
   const upload = uploadOf(context)
-  if (upload && context.method === 'create') await storageOf(context.app).remove(upload.key)
+  if (upload && context.method === 'create')
+    await storageOf(context.app)
+      .remove(upload.key)
+      .catch((error) => context.app.get('logger').warn({ err: error }, 'idempotency: replayed upload file not removed'))
   const body: unknown = stored.body === null ? null : JSON.parse(stored.body)
   context.http = { status: stored.status, headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' } }
   context.result = body
@@ -170,12 +173,13 @@ export const idempotentWrite = (app: Application, store: IdempotencyStore) => {
     if (stored) return replay(context, stored, request)
 
     const trx = await knex.transaction()
+    const rollback = () => trx.rollback().catch(() => undefined)
     const claim = await store.claim(trx, scope, request, now.toISOString(), cutoff).catch(async (error) => {
-      await trx.rollback()
+      await rollback()
       throw error
     })
     if (typeof claim !== 'object') {
-      await trx.rollback()
+      await rollback()
       // Completed since the look-up above (or, rarely, pruned in between: then it is as good as running).
       const completed = claim === 'stored' && (await store.find(scope, cutoff))
       if (completed) return replay(context, completed, request)
@@ -191,7 +195,7 @@ export const idempotentWrite = (app: Application, store: IdempotencyStore) => {
       await store.complete(trx, claim.id, responseOf(context))
       await trx.commit()
     } catch (error) {
-      if (!trx.isCompleted()) await trx.rollback().catch(() => undefined)
+      if (!trx.isCompleted()) await rollback()
       const refusal = toApiError(error, context.method, context.params.query)
       // A 5xx leaves no row: the key is free and a retry runs again.
       if (refusal.code < 500)
