@@ -433,7 +433,14 @@ forEachDatabase('Idempotency-Key (CONTRACT §13.4)', (suite) => {
 
   it('lets exactly one of two server processes run a key sent to both (one record; the other 409 or the replay)', async function () {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-idempotency-'))
-    const env = { DATABASE_URL: suite.db.url, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' }
+    // A channel and counters of their own when REDIS_URL is set: other test runs may share that Redis.
+    const env = {
+      DATABASE_URL: suite.db.url,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SYNC_KEY: `idempotency-test-${process.pid}`
+    }
     const [one, two] = await Promise.all([startServe(env), startServe(env)])
     try {
       const [apiOne, apiTwo] = [new HttpClient(one.url, a.apiKey), new HttpClient(two.url, a.apiKey)]
