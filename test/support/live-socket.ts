@@ -27,6 +27,8 @@ export interface LiveSocket {
   connectErrors: number
   /** Set when the last `authenticate` was refused. */
   lastAuthError: any
+  /** The answer of the last successful `authenticate` (with the `accessToken` Feathers minted). */
+  lastAuthResult: any
   /** Resolves once the socket has logged in `count` times in all. */
   loggedIn(count?: number): Promise<void>
   /** A service call over the socket (`find`, `create`, ...), resolving with Feathers' error or result. */
@@ -36,11 +38,13 @@ export interface LiveSocket {
   close(): void
 }
 
+/** `credentials`: an API key, or any authentication request (`{ strategy: 'jwt', accessToken }`). */
 export function liveSocket(
   url: string,
-  apiKey: string,
+  credentials: string | Record<string, unknown>,
   options: Partial<ManagerOptions & SocketOptions> = {}
 ): LiveSocket {
+  const authentication = typeof credentials === 'string' ? { strategy: 'apiKey', apiKey: credentials } : credentials
   const socket = io(url, { transports: ['websocket'], forceNew: true, ...options })
   const live: LiveSocket = {
     socket,
@@ -50,6 +54,7 @@ export function liveSocket(
     logins: 0,
     connectErrors: 0,
     lastAuthError: undefined,
+    lastAuthResult: undefined,
     loggedIn: (count = 1) => until(() => live.logins >= count),
     call: (method, path, ...args) =>
       new Promise((resolve) => socket.emit(method, path, ...args, (error: any, result: any) => resolve({ error, result }))),
@@ -57,9 +62,10 @@ export function liveSocket(
     close: () => void socket.close()
   }
   socket.on('connect', () => {
-    socket.emit('create', 'authentication', { strategy: 'apiKey', apiKey }, (error: any) => {
+    socket.emit('create', 'authentication', authentication, (error: any, result: any) => {
       if (error) live.lastAuthError = error
       else {
+        live.lastAuthResult = result
         live.logins++
         live.timeline.push('login')
       }
