@@ -18,7 +18,11 @@ function postOnNewConnection(url: string, path: string, apiKey: string, body: un
       let text = ''
       response.on('data', (chunk) => (text += chunk))
       response.on('end', () =>
-        resolve({ status: response.statusCode!, body: JSON.parse(text), requestId: String(response.headers['x-request-id']) })
+        resolve({
+          status: response.statusCode!,
+          body: JSON.parse(text),
+          requestId: String(response.headers['x-request-id'])
+        })
       )
     })
     request.end(JSON.stringify(body))

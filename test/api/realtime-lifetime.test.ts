@@ -32,7 +32,7 @@ forEachDatabase('realtime: socket lifetime and channels', (suite) => {
 
     after(() => app.teardown())
 
-    it("a socket authenticated with a key outlives the token minted at its login; one that logged in with that token ends with it", async () => {
+    it('a socket authenticated with a key outlives the token minted at its login; one that logged in with that token ends with it', async () => {
       const c = await suite.company()
       const withKey = liveSocket(url, c.apiKey)
       let withToken: ReturnType<typeof liveSocket> | undefined

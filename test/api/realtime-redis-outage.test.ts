@@ -134,7 +134,7 @@ forEachDatabase('realtime: Redis outage', (suite) => {
     }
   })
 
-  it("an instance cut off from Redis: once back, the others close the sockets of the companies whose events it could not send", async () => {
+  it('an instance cut off from Redis: once back, the others close the sockets of the companies whose events it could not send', async () => {
     await allReady()
     const port = Number(new URL(redisUrl).port)
     const proxy = new TcpProxy('127.0.0.1', port)

@@ -104,13 +104,19 @@ forEachDatabase('realtime across a restart', (suite) => {
       const onB = liveSocket(b.url, c.apiKey)
       try {
         await Promise.all([onA.loggedIn(), onB.loggedIn()])
-        assert.equal((await new HttpClient(a.url, c.apiKey).post('/v1/customers', { companyName: 'Via A' })).status, 201)
+        assert.equal(
+          (await new HttpClient(a.url, c.apiKey).post('/v1/customers', { companyName: 'Via A' })).status,
+          201
+        )
         await until(() => onB.of('v1/customers').length === 1)
 
         await stopProcess(a.child)
         await until(() => onA.disconnects.length === 1)
         assert.deepEqual(onA.disconnects, ['transport close'])
-        assert.equal((await new HttpClient(b.url, c.apiKey).post('/v1/customers', { companyName: 'Via B' })).status, 201)
+        assert.equal(
+          (await new HttpClient(b.url, c.apiKey).post('/v1/customers', { companyName: 'Via B' })).status,
+          201
+        )
         await until(() => onB.of('v1/customers').length === 2)
         assert.deepEqual(onB.disconnects, [])
         assert.equal(onB.logins, 1)

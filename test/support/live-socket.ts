@@ -57,7 +57,9 @@ export function liveSocket(
     lastAuthResult: undefined,
     loggedIn: (count = 1) => until(() => live.logins >= count),
     call: (method, path, ...args) =>
-      new Promise((resolve) => socket.emit(method, path, ...args, (error: any, result: any) => resolve({ error, result }))),
+      new Promise((resolve) =>
+        socket.emit(method, path, ...args, (error: any, result: any) => resolve({ error, result }))
+      ),
     of: (path, event) => live.events.filter((e) => e.path === path && (!event || e.event === event)),
     close: () => void socket.close()
   }

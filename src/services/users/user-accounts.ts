@@ -111,11 +111,7 @@ export async function setPassword(db: Knex | Knex.Transaction, userId: number, p
  * Answers the ids of the user's keys, which stop authenticating with it: a caller with the sync
  * bus announces them (`announceRevokedKeys`) so that their sockets are disconnected at once.
  */
-export async function deactivateAccount(
-  db: Knex,
-  companyId: number,
-  userId: number
-): Promise<{ apiKeyIds: number[] }> {
+export async function deactivateAccount(db: Knex, companyId: number, userId: number): Promise<{ apiKeyIds: number[] }> {
   return db.transaction(async (trx) => {
     const user = await trx('users').where({ id: userId, companyId }).first('id', 'roleType', 'deactivatedAt')
     if (!user) throw new NotFound(`No user with id ${userId}`)
