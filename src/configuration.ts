@@ -36,8 +36,17 @@ export const configurationSchema = Type.Object(
     }),
     /** The event log (CONTRACT §13.1): events older than `retentionDays` are pruned (the change feed answers 410 before them). */
     events: Type.Object({ retentionDays: Type.Number({ exclusiveMinimum: 0 }) }),
+    realtime: Type.Object({
+      /** How often each instance checks that the keys of its sockets still authenticate (the CLI's revocations). */
+      keyCheckIntervalMs: Type.Integer({ minimum: 100 })
+    }),
     /** Proxies whose X-Forwarded-For is believed: '' = none, a hop count, or comma-separated addresses. */
     trustProxy: Type.Union([Type.String(), Type.Number()]),
+    /** CONTRACT §13.4: how long a response stored under an `Idempotency-Key` is replayed, and how often old ones are deleted. */
+    idempotency: Type.Object({
+      retentionHours: Type.Number({ exclusiveMinimum: 0 }),
+      pruneIntervalSeconds: Type.Number({ exclusiveMinimum: 0 })
+    }),
     authentication: Type.Any()
   },
   { $id: 'ApplicationConfiguration' }

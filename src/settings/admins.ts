@@ -7,6 +7,7 @@ import { Email, Str } from '../resources/types'
 import { badRequest } from '../resources/validation'
 import { createAccount, deactivateAccount, passwordError, setPassword } from '../services/users/user-accounts'
 import { validateBodyWith } from './settings.hooks'
+import { announceRevokedKeys } from '../sync/topics'
 import { journalOf, loggedTransaction } from '../events/journal'
 
 /** Admins are /v1 users: their changes are logged as `users.*` events with the admin as actor. */
@@ -127,10 +128,13 @@ export class AdminsService {
 
   async remove(id: number, params: Params): Promise<AdminItem> {
     await this.get(id, params)
-    await loggedTransaction(this.app, this.db, params, async (tx, trx) => {
-      await deactivateAccount(trx, params.company!.id, id)
+    const { apiKeyIds } = await loggedTransaction(this.app, this.db, params, async (tx, trx) => {
+      const deactivated = await deactivateAccount(trx, params.company!.id, id)
       journalOf(tx).touch(USERS_PATH, 'patched', [id])
+      return deactivated
     })
+    // After commit: the deactivated admin's keys stop (CONTRACT §12).
+    announceRevokedKeys(this.app.get('bus'), apiKeyIds)
     return this.get(id, params)
   }
 }

@@ -119,36 +119,34 @@ export interface MonthCarry {
  */
 export function carryMonth(previousCarryOutMs: number | null, month: MonthInput, capMs: number | null): MonthCarry {
   const carryInComputedMs = previousCarryOutMs ?? 0
-  const carryInCorrectionType = month.carryInManualMs !== null ? 'manual' : null
   if (month.locked) {
     const { sumActualMs, sumTargetMs, carryInMs, carryOutMs } = month.locked
     const carryOutComputedMs = carryInMs + sumActualMs - sumTargetMs
     const capped = month.carryOutManualMs === null && carryOutMs < carryOutComputedMs
-    return {
-      sumActualMs,
-      sumTargetMs,
-      carryInComputedMs,
-      carryInMs,
-      carryOutComputedMs,
-      carryOutMs,
-      carryOutForfeitedMs: capped ? carryOutComputedMs - carryOutMs : 0,
-      carryInCorrectionType,
-      carryOutCorrectionType: month.carryOutManualMs !== null ? 'manual' : capped ? 'capped' : null
-    }
+    return carry(
+      month,
+      { sumActualMs, sumTargetMs, carryInComputedMs, carryInMs, carryOutComputedMs, carryOutMs },
+      capped
+    )
   }
   const carryInMs = month.carryInManualMs ?? carryInComputedMs
   const carryOutComputedMs = carryInMs + month.sumActualComputedMs - month.sumTargetComputedMs
   const capped = month.carryOutManualMs === null && capMs !== null && carryOutComputedMs > capMs
   const carryOutMs = month.carryOutManualMs ?? (capped ? (capMs as number) : carryOutComputedMs)
+  const sums = { sumActualMs: month.sumActualComputedMs, sumTargetMs: month.sumTargetComputedMs }
+  return carry(month, { ...sums, carryInComputedMs, carryInMs, carryOutComputedMs, carryOutMs }, capped)
+}
+
+/** A month's carry from its figures: what was forfeited to the cap, and which corrections apply. */
+function carry(
+  month: MonthInput,
+  figures: Omit<MonthCarry, 'carryOutForfeitedMs' | 'carryInCorrectionType' | 'carryOutCorrectionType'>,
+  capped: boolean
+): MonthCarry {
   return {
-    sumActualMs: month.sumActualComputedMs,
-    sumTargetMs: month.sumTargetComputedMs,
-    carryInComputedMs,
-    carryInMs,
-    carryOutComputedMs,
-    carryOutMs,
-    carryOutForfeitedMs: capped ? carryOutComputedMs - carryOutMs : 0,
-    carryInCorrectionType,
+    ...figures,
+    carryOutForfeitedMs: capped ? figures.carryOutComputedMs - figures.carryOutMs : 0,
+    carryInCorrectionType: month.carryInManualMs !== null ? 'manual' : null,
     carryOutCorrectionType: month.carryOutManualMs !== null ? 'manual' : capped ? 'capped' : null
   }
 }
