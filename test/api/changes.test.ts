@@ -320,6 +320,21 @@ forEachDatabase('change feed', (suite) => {
     )
   })
 
+  it('logs an idempotent write once: its replay logs nothing', async () => {
+    const start = await headOf(a.api)
+    const headers = { 'idempotency-key': `feed-${Date.now()}` }
+    const first = await a.api.post('/v1/customers', { companyName: 'Once GmbH' }, { headers })
+    assert.equal(first.status, 201, first.text)
+    const again = await a.api.post('/v1/customers', { companyName: 'Once GmbH' }, { headers })
+    assert.equal(again.headers.get('idempotent-replayed'), 'true')
+    const { items } = await readAll(a.api, start)
+    assert.deepEqual(
+      items.map((event: any) => [event.type, event.data.id]),
+      [['customers.created', first.body.id]]
+    )
+    assert.deepEqual(items[0].data, first.body)
+  })
+
   it('reads the same feed over a socket', async () => {
     const socket = socketClient(suite.server().url)
     try {
