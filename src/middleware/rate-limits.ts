@@ -42,7 +42,10 @@ export function counterStore(options: { redisUrl?: string; namespace: string; lo
     const client = createClient({
       url: redisUrl,
       disableOfflineQueue: true,
-      socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000) }
+      // A Redis that stops answering with its connection open would hold every request: a ping a
+      // second, and a connection silent for 3 s is dropped (the insurance counts until it is back).
+      pingInterval: 1000,
+      socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000), socketTimeout: 3000 }
     })
     let warned = false
     client.on('error', (error) => {

@@ -29,7 +29,14 @@ export class RedisBus extends BaseBus {
     logger: Logger
   ) {
     super(logger)
-    this.pub = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy } })
+    // A Redis that stops answering but keeps its connection open (frozen, partitioned) must count
+    // as down like a closed one: a ping every second, and a connection silent for 3 s is dropped.
+    this.pub = createClient({
+      url,
+      disableOfflineQueue: true,
+      pingInterval: 1000,
+      socket: { reconnectStrategy, socketTimeout: 3000 }
+    })
     this.sub = this.pub.duplicate()
     let warned = false
     for (const client of [this.pub, this.sub]) {
