@@ -23,6 +23,7 @@ export const SERVICE_METHODS = {
   'v1/time-sheet-days': ['find', 'get', 'create', 'patch'],
   'v1/time-sheet-weeks': ['find', 'get', 'patch'],
   'v1/time-sheet-months': ['find', 'get', 'patch'],
+  'v1/webhook-subscriptions': ['find', 'get', 'create', 'patch', 'remove'],
   'v1/time-sheet-days/by-user': ['find'],
   'v1/time-sheet-weeks/by-user': ['find'],
   'v1/time-sheet-months/by-user': ['find']

@@ -35,7 +35,8 @@ export const CONFLICT_REASONS = {
   'own-account': 'the API key’s own user cannot be deactivated through it',
   'already-deactivated': 'the user is already deactivated',
   'last-admin': 'the last active administrator cannot be deactivated',
-  'already-revoked': 'the API key is already revoked'
+  'already-revoked': 'the API key is already revoked',
+  'subscription-deactivated': 'the webhook subscription is deactivated: reactivate it before a replay'
 } as const
 
 export type ConflictReason = keyof typeof CONFLICT_REASONS
