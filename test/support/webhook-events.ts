@@ -4,7 +4,7 @@ import type { HttpClient } from './http'
 
 /**
  * Events for the webhook tests: records written through the API, each of which logs its
- * `<collection>.created` event (CONTRACT §13.1).
+ * `<collection>.<created|patched|removed>` event (CONTRACT §13.1).
  *
  * Until the event log is merged, the log table and the appends are simulated here, in the shape
  * the log will have; `SIMULATED` goes when it lands.
@@ -26,33 +26,51 @@ export async function ensureEventLog(knex: Knex) {
   })
 }
 
-/** Creates `count` customers (one request each, in order); returns them as the API answered. */
-export async function createCustomers(
+export interface LogOf {
+  knex: Knex
+  companyId: number
+}
+
+const ACTIONS = { POST: 'created', PATCH: 'patched', DELETE: 'removed' } as const
+
+/** A write through the API that must succeed; returns the record it answered (the removed one for a DELETE). */
+export async function write(
   api: HttpClient,
-  count: number,
-  log: { knex: Knex; companyId: number },
-  prefix = 'Webhook customer'
-) {
-  const created: Record<string, unknown>[] = []
-  for (let i = 0; i < count; i++) {
-    const res = await api.post('/v1/customers', { companyName: `${prefix} ${i}` })
-    assert.equal(res.status, 201, res.text)
-    created.push(res.body)
-    if (SIMULATED)
-      await log.knex('event_log').insert({
-        companyId: log.companyId,
-        occurredAt: new Date().toISOString(),
-        type: 'customers.created',
-        scope: 'customers',
-        data: JSON.stringify(res.body),
-        actor: JSON.stringify({ system: true }),
-        requestId: 'test'
-      })
+  method: keyof typeof ACTIONS,
+  path: string,
+  body: Record<string, unknown> | undefined,
+  log: LogOf
+): Promise<Record<string, unknown>> {
+  const before = method === 'DELETE' ? (await api.get(path)).body : undefined
+  const res = await api.request(method, path, body)
+  assert.ok(res.status >= 200 && res.status < 300, `${method} ${path}: ${res.status} ${res.text}`)
+  const record = method === 'DELETE' ? before : res.body
+  if (SIMULATED) {
+    const collection = path.split('/')[2]
+    await log.knex('event_log').insert({
+      companyId: log.companyId,
+      occurredAt: new Date().toISOString(),
+      type: `${collection}.${ACTIONS[method]}`,
+      scope: collection,
+      data: JSON.stringify(record),
+      actor: JSON.stringify({ system: true }),
+      requestId: 'test'
+    })
   }
+  return record
+}
+
+/** Creates `count` customers (one request each, in order); returns them as the API answered. */
+export async function createCustomers(api: HttpClient, count: number, log: LogOf, prefix = 'Webhook customer') {
+  const created: Record<string, unknown>[] = []
+  for (let i = 0; i < count; i++)
+    created.push(await write(api, 'POST', '/v1/customers', { companyName: `${prefix} ${i}` }, log))
   return created
 }
 
 /** The ids of the company's events of `type`, in log order. */
-export async function eventIds(knex: Knex, companyId: number, type: string): Promise<string[]> {
-  return (await knex('event_log').where({ companyId, type }).orderBy('id').pluck('id')).map(String)
+export async function eventIds(knex: Knex, companyId: number, type?: string): Promise<string[]> {
+  const query = knex('event_log').where({ companyId }).orderBy('id')
+  if (type) query.andWhere({ type })
+  return (await query.pluck('id')).map(String)
 }

@@ -22,6 +22,8 @@ export type Answer = (delivery: ReceivedDelivery) => number | Promise<number>
 
 export class WebhookReceiver {
   readonly received: ReceivedDelivery[] = []
+  /** Requests that arrived and have not been answered yet, per path. */
+  private readonly waiting = new Map<string, number>()
   private readonly answers = new Map<string, Answer>()
   private server?: http.Server
   url = ''
@@ -42,7 +44,9 @@ export class WebhookReceiver {
           at: Date.now()
         }
         const answer = this.answers.get(delivery.path)
+        this.waiting.set(delivery.path, this.inFlight(delivery.path) + 1)
         delivery.status = answer ? await answer(delivery) : 200
+        this.waiting.set(delivery.path, this.inFlight(delivery.path) - 1)
         this.received.push(delivery)
         res.writeHead(delivery.status, { 'content-type': 'text/plain' }).end('ok')
       })
@@ -57,7 +61,12 @@ export class WebhookReceiver {
     this.answers.set(path, answer)
   }
 
-  /** The deliveries to `path` in the order they arrived (2xx or not). */
+  /** Requests to `path` that are waiting for their answer. */
+  inFlight(path: string) {
+    return this.waiting.get(path) ?? 0
+  }
+
+  /** The deliveries to `path` in the order they were answered (2xx or not). */
   to(path: string) {
     return this.received.filter((delivery) => delivery.path === path)
   }
