@@ -75,6 +75,12 @@ export class WebhookDispatcher {
 
   constructor(private readonly options: DispatcherOptions) {
     const { settings } = options
+    // A claim is renewed when half of it is left: that half must cover a whole attempt, or another
+    // instance could take the subscription over while an attempt is still under way.
+    if (settings.claimTtlMs < 2 * settings.timeoutMs)
+      throw new Error(
+        `webhooks.claimTtlMs (${settings.claimTtlMs}) must be at least twice webhooks.timeoutMs (${settings.timeoutMs})`
+      )
     this.sender = new WebhookSender({
       timeoutMs: settings.timeoutMs,
       allowPrivateUrls: settings.allowPrivateUrls,

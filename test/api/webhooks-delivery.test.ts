@@ -154,10 +154,7 @@ forEachDatabase('webhook delivery', (suite) => {
     for (const delivery of all) verified(delivery, sub.secret)
 
     const [first, second] = (await deliveries(company, sub.id)).items
-    assert.deepEqual(
-      [first.attempts, first.lastStatus, first.lastError, first.nextAttemptAt],
-      [4, 204, null, null]
-    )
+    assert.deepEqual([first.attempts, first.lastStatus, first.lastError, first.nextAttemptAt], [4, 204, null, null])
     assert.deepEqual([second.attempts, second.lastStatus], [1, 204])
   })
 
@@ -247,7 +244,13 @@ forEachDatabase('webhook delivery', (suite) => {
     await subscribe(company, to, {}, narrow)
     const log = logOf(company)
     await write(company.api, 'POST', '/v1/projects', { number: 'P-scoped' }, log)
-    await write(company.api, 'POST', '/v1/users', { fullName: 'Not for this key', email: `u-${paths}@example.test` }, log)
+    await write(
+      company.api,
+      'POST',
+      '/v1/users',
+      { fullName: 'Not for this key', email: `u-${paths}@example.test` },
+      log
+    )
     const [customer] = await createCustomers(company.api, 1, log)
     await until(() => receiver.accepted(to).length >= 1)
     assert.deepEqual(
