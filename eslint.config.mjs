@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint'
  * tests may use it for bodies they inspect. Formatting is prettier's (npm run format).
  */
 export default tseslint.config(
-  { ignores: ['node_modules/', 'lib/', 'data/', '.tmp/', 'public/assets/', 'bench/.data/', 'client/dist/'] },
+  { ignores: ['node_modules/', 'lib/', 'data/', '.tmp/', 'public/assets/', 'bench/.data/', 'client/lib/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -22,7 +22,7 @@ export default tseslint.config(
       'no-control-regex': 'off'
     }
   },
-  { files: ['src/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'error' } },
+  { files: ['src/**/*.ts', 'client/src/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'error' } },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'migrations/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-this-alias': 'off' }

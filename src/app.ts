@@ -21,6 +21,7 @@ import {
   rateLimits as createRateLimits
 } from './middleware/rate-limits'
 import { limitFailedLogins, recordSocketAddresses } from './middleware/auth-failures'
+import { idempotency } from './middleware/idempotency'
 import { services } from './services'
 import { settings } from './settings/settings'
 import { channels, trackSockets } from './channels'
@@ -128,6 +129,8 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
       }
     })
   )
+  // Idempotency-Key: notes it before the REST transport, hooks every /v1 write mounted from here on.
+  app.configure(idempotency)
   app.configure(rest())
   // connectTimeout: a connection that never even joins the namespace is closed by the same deadline as one that never authenticates.
   app.configure(

@@ -36,6 +36,11 @@ export const configurationSchema = Type.Object(
     }),
     /** Proxies whose X-Forwarded-For is believed: '' = none, a hop count, or comma-separated addresses. */
     trustProxy: Type.Union([Type.String(), Type.Number()]),
+    /** CONTRACT §13.4: how long a response stored under an `Idempotency-Key` is replayed, and how often old ones are deleted. */
+    idempotency: Type.Object({
+      retentionHours: Type.Number({ exclusiveMinimum: 0 }),
+      pruneIntervalSeconds: Type.Number({ exclusiveMinimum: 0 })
+    }),
     /** Webhook delivery (CONTRACT §13.3, docs/integrations.md); the timings are settings so tests run in seconds. */
     webhooks: Type.Object({
       /** This process sends deliveries (every instance may: claims keep them from sending one twice). */

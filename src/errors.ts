@@ -1,6 +1,6 @@
 import { Conflict, FeathersError } from '@feathersjs/errors'
 
-/** The two statuses of CONTRACT §3.2 that @feathersjs/errors has no class for. */
+/** The statuses of CONTRACT §3.2 and §13.5 that @feathersjs/errors has no class for (its 422 is named `Unprocessable`). */
 export class PayloadTooLarge extends FeathersError {
   constructor(message = 'Payload too large', data?: unknown) {
     super(message, 'PayloadTooLarge', 413, 'payload-too-large', data)
@@ -10,6 +10,12 @@ export class PayloadTooLarge extends FeathersError {
 export class UnsupportedMediaType extends FeathersError {
   constructor(message = 'Unsupported media type', data?: unknown) {
     super(message, 'UnsupportedMediaType', 415, 'unsupported-media-type', data)
+  }
+}
+
+export class UnprocessableEntity extends FeathersError {
+  constructor(message = 'Unprocessable entity', data?: unknown) {
+    super(message, 'UnprocessableEntity', 422, 'unprocessable-entity', data)
   }
 }
 
@@ -36,6 +42,7 @@ export const CONFLICT_REASONS = {
   'already-deactivated': 'the user is already deactivated',
   'last-admin': 'the last active administrator cannot be deactivated',
   'already-revoked': 'the API key is already revoked',
+  'idempotency-in-flight': 'a request with the same `Idempotency-Key` is still running; retry once it has answered',
   'subscription-deactivated': 'the webhook subscription is deactivated: reactivate it before a replay'
 } as const
 

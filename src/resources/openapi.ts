@@ -96,10 +96,15 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
   409: {
     name: 'Conflict',
     description:
-      'State conflict: duplicate, still referenced, locked or illegal workflow move; `data.reason` says which, `data.ids` names the records where there are.'
+      'State conflict: duplicate, still referenced, locked or illegal workflow move, or a request with the same `Idempotency-Key` still running; `data.reason` says which, `data.ids` names the records where there are.'
   },
   413: { name: 'PayloadTooLarge', description: 'Request body too large.' },
   415: { name: 'UnsupportedMediaType', description: 'Body is not `application/json`.' },
+  422: {
+    name: 'UnprocessableEntity',
+    description:
+      'The `Idempotency-Key` was first used for another request (method, path with query string, or body); `data.validationErrors` names the header.'
+  },
   429: { name: 'TooManyRequests', description: 'Rate limit reached; retry after `Retry-After` seconds.' },
   500: { name: 'GeneralError', description: 'Unexpected error (never with internals).' },
   503: { name: 'Unavailable', description: 'The database is not reachable; retry shortly.' }
@@ -453,9 +458,10 @@ export class OpenApiTools {
         }
       }
     }
+    const idempotent = withIdempotencyKeys(paths, this)
     if (Object.keys(this.schemas).length) components.schemas = this.schemas
     withRateLimitHeaders(paths, this.responses)
-    components.headers = RATE_LIMIT_HEADERS
+    components.headers = idempotent ? { ...RATE_LIMIT_HEADERS, ...IDEMPOTENCY_HEADERS } : RATE_LIMIT_HEADERS
     if (Object.keys(this.responses).length) components.responses = this.responses
     if (Object.keys(this.parameters).length) components.parameters = this.parameters
     return {
@@ -515,6 +521,53 @@ function withRateLimitHeaders(paths: PathItems, responses: Json) {
     const status = Object.entries(ERROR_STATUSES).find(([, known]) => known.name === name)?.[0] ?? 'default'
     decorate(response, status)
   }
+}
+
+/** CONTRACT §13.4, §13.6: retries of writes (docs/integrations.md, "Idempotent retries"). */
+const IDEMPOTENCY_KEY: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  description:
+    'Makes a retry safe: the first completed response (2xx or 4xx) is stored for 24 hours per API key, and a repeat with the ' +
+    'same key, method, path (with query string) and body (compared as JSON) gets it again with `Idempotent-Replayed: true`, ' +
+    'nothing written again. The same key with another request → 422; while the first still runs → 409 ' +
+    '(`idempotency-in-flight`); a 5xx is not stored (a retry runs again). 1 to 255 printable ASCII characters, else 400.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' }
+}
+const IDEMPOTENCY_HEADERS: Json = {
+  'Idempotent-Replayed': {
+    description: 'Present (`true`) on a response replayed for a repeated `Idempotency-Key`.',
+    schema: { type: 'string', const: 'true' }
+  }
+}
+
+/**
+ * Every write under /v1 that needs the key takes `Idempotency-Key`: the parameter, the 409 and 422
+ * it can cause, and the replay header on its successes (a replayed refusal carries it too). Whether
+ * any operation took it.
+ */
+function withIdempotencyKeys(paths: PathItems, tools: OpenApiTools): boolean {
+  let found = false
+  for (const [template, item] of Object.entries(paths)) {
+    if (!template.startsWith('/v1/')) continue
+    for (const method of ['post', 'patch', 'delete']) {
+      const operation = item[method]
+      if (!operation || (Array.isArray(operation.security) && operation.security.length === 0)) continue
+      found = true
+      tools.parameters.IdempotencyKey ??= IDEMPOTENCY_KEY
+      operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }]
+      const refusals = tools.errors(409, 422)
+      operation.responses['409'] ??= refusals['409']
+      operation.responses['422'] ??= refusals['422']
+      for (const [status, response] of Object.entries<Json>(operation.responses))
+        if (status.startsWith('2') && !response.$ref)
+          response.headers = {
+            ...response.headers,
+            'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' }
+          }
+    }
+  }
+  return found
 }
 
 /** The standard operations of a declared resource: collection and item paths for its methods. */

@@ -1,18 +1,11 @@
-import type { CrewclockServices } from '../client'
+import type { AssignmentEvent, Gang, TimeEntry, TimeEntryType, User } from '../../client/src'
 
 /**
  * The dashboard's model: today's assignment events, who is clocked in, the active users and
  * gangs, kept current from the services' created/patched/removed events. No DOM here.
  */
 
-type ResultOf<P extends keyof CrewclockServices> = CrewclockServices[P] extends { get(id: number): Promise<infer R> }
-  ? R
-  : never
-export type User = ResultOf<'v1/users'>
-export type Gang = ResultOf<'v1/gangs'>
-export type AssignmentEvent = ResultOf<'v1/assignment-events'>
-export type TimeEntry = ResultOf<'v1/time-entries'>
-export type TimeEntryType = ResultOf<'v1/time-entry-types'>
+export type { AssignmentEvent, Gang, TimeEntry, TimeEntryType, User }
 
 /** Today as the browser sees it: `[start, end)` from local midnight to the next one. */
 export interface Today {
@@ -47,9 +40,6 @@ export function todaysEventQueries(day: Today) {
 
 const byStart = (a: AssignmentEvent, b: AssignmentEvent) =>
   Date.parse(a.startsAt ?? '') - Date.parse(b.startsAt ?? '') || a.id - b.id
-
-// The typed results allow null for every list; the API sends [] for none.
-export const ids = (list: number[] | null | undefined) => list ?? []
 
 export class Board {
   users = new Map<number, User>()
@@ -97,9 +87,7 @@ export class Board {
 
   /** Running entries, earliest first. */
   clockedIn() {
-    return [...this.running.values()].sort(
-      (a, b) => Date.parse(a.startsAt ?? '') - Date.parse(b.startsAt ?? '') || a.id - b.id
-    )
+    return [...this.running.values()].sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt) || a.id - b.id)
   }
 
   runningEntryOf(userId: number) {
@@ -108,32 +96,30 @@ export class Board {
 
   /** A user's events today, directly or through a gang (`via` names the gang). */
   eventsOfUser(userId: number): { event: AssignmentEvent; via?: string }[] {
-    const gangsOfUser = [...this.gangs.values()].filter((g) => ids(g.userIds).includes(userId))
+    const gangsOfUser = [...this.gangs.values()].filter((g) => g.userIds.includes(userId))
     return [...this.events.values()].sort(byStart).flatMap((event) => {
-      if (ids(event.assignedUsers).includes(userId)) return [{ event }]
-      const gang = gangsOfUser.find((g) => ids(event.assignedGangs).includes(g.id))
-      return gang ? [{ event, via: gang.name ?? '' }] : []
+      if (event.assignedUsers.includes(userId)) return [{ event }]
+      const gang = gangsOfUser.find((g) => event.assignedGangs.includes(g.id))
+      return gang ? [{ event, via: gang.name }] : []
     })
   }
 
   eventsOfGang(gangId: number) {
-    return [...this.events.values()].filter((e) => ids(e.assignedGangs).includes(gangId)).sort(byStart)
+    return [...this.events.values()].filter((e) => e.assignedGangs.includes(gangId)).sort(byStart)
   }
 
   unassignedEvents() {
     return [...this.events.values()]
-      .filter((e) => ids(e.assignedUsers).length === 0 && ids(e.assignedGangs).length === 0)
+      .filter((e) => e.assignedUsers.length === 0 && e.assignedGangs.length === 0)
       .sort(byStart)
   }
 
   sortedUsers() {
-    return [...this.users.values()].sort((a, b) => (a.fullName ?? '').localeCompare(b.fullName ?? '') || a.id - b.id)
+    return [...this.users.values()].sort((a, b) => a.fullName.localeCompare(b.fullName) || a.id - b.id)
   }
 
   sortedGangs() {
-    return [...this.gangs.values()].sort(
-      (a, b) => (a.order ?? 0) - (b.order ?? 0) || (a.name ?? '').localeCompare(b.name ?? '')
-    )
+    return [...this.gangs.values()].sort((a, b) => a.order - b.order || a.name.localeCompare(b.name))
   }
 }
 

@@ -1,21 +1,21 @@
-import { io, Socket } from 'socket.io-client'
-import { createSocketClient, CrewclockClient, ListQuery } from '../client'
-import { AssignmentEvent, Board, ids, today, todaysEventQueries } from './board'
+import { io } from 'socket.io-client'
+import { createSocketClient } from '../../client/src'
+import type { CrewclockClient, Page } from '../../client/src'
+import { AssignmentEvent, Board, today, todaysEventQueries } from './board'
 import { byId, formatMinutes, formatTime, h, show } from './dom'
 import { DASHBOARD_KEY_STORAGE } from './handover'
 
 /**
- * The live board: connects with an API key over socket.io through the project's typed client,
- * loads today's state once and then follows the services' events; it reloads after a
- * reconnect (events may have been missed) and at midnight.
+ * The live board: connects with an API key over socket.io through @crewclock/client, loads
+ * today's state once and then follows the services' events. The client reconnects and
+ * re-authenticates by itself (after a server restart too); after such a gap, events may have been
+ * missed, so the board reloads (`reconnected`), as it does at midnight.
  */
 
-const RECONNECT_AFTER_SERVER_DISCONNECT_MS = 1_000
 const RETRY_AFTER_FAILED_CONNECT_MS = 10_000
 
 let board = new Board(today())
-let socket: Socket | null = null
-let client: CrewclockClient | null = null
+let client: CrewclockClient<'socket'> | null = null
 let renderQueued = false
 
 type Connection = 'offline' | 'connecting' | 'live' | 'reconnecting'
@@ -35,9 +35,9 @@ function boardError(text: string | null) {
 // Loading and following
 
 /** Every page of a list (the API gives at most 20 items a page). */
-async function findAll<T>(
-  service: { find(params?: { query: ListQuery }): Promise<{ items: T[]; pages: number }> },
-  query: ListQuery = {}
+async function findAll<T, Q>(
+  service: { find(params: { query: Q & { page: number; size: number } }): Promise<Page<T>> },
+  query: Q
 ) {
   const items: T[] = []
   for (let page = 0, pages = 1; page < pages; page++) {
@@ -49,22 +49,28 @@ async function findAll<T>(
 }
 
 async function reload() {
-  if (!client) return
+  const c = client
+  if (!c) return
   const day = today()
   const [users, gangs, running, entryTypes, ...eventLists] = await Promise.all([
-    findAll(client.service('v1/users'), { deactivatedAt: null }),
-    findAll(client.service('v1/gangs')),
-    findAll(client.service('v1/time-entries'), { endsAt: null }),
-    findAll(client.service('v1/time-entry-types')),
-    ...todaysEventQueries(day).map((query) => findAll<AssignmentEvent>(client!.service('v1/assignment-events'), query))
+    findAll(c.service('v1/users'), { deactivatedAt: null }),
+    findAll(c.service('v1/gangs'), {}),
+    findAll(c.service('v1/time-entries'), { endsAt: null }),
+    findAll(c.service('v1/time-entry-types'), {}),
+    ...todaysEventQueries(day).map((query) =>
+      findAll<AssignmentEvent, typeof query>(c.service('v1/assignment-events'), query)
+    )
   ])
+  if (c !== client) return
   board = new Board(day)
   board.replace({ users, gangs, running, entryTypes, events: eventLists.flat() })
   boardError(null)
   render()
 }
 
-function follow(c: CrewclockClient) {
+const reloadOrSay = () => reload().catch((e: Error) => boardError(`Reload failed: ${e.message}`))
+
+function follow(c: CrewclockClient<'socket'>) {
   const on = <T>(
     service: { on(event: 'created' | 'patched' | 'removed', listener: (record: T) => void): unknown },
     apply: (record: T, removed?: boolean) => boolean
@@ -78,52 +84,45 @@ function follow(c: CrewclockClient) {
   on(c.service('v1/assignment-events'), (r, removed) => board.applyEvent(r, removed))
   on(c.service('v1/time-entries'), (r, removed) => board.applyTimeEntry(r, removed))
   on(c.service('v1/time-entry-types'), (r) => board.applyEntryType(r))
+  c.on('disconnected', () => setConnection('reconnecting', 'reconnecting…'))
+  c.on('reconnected', () => {
+    setConnection('live')
+    void reloadOrSay()
+  })
+  // The key was revoked (the server closes its sockets) or its owner deactivated.
+  c.on('unauthorized', () => {
+    if (client === c) askForKey('The key was not accepted: it is mistyped or has been revoked.')
+  })
 }
 
 async function connect(apiKey: string) {
   disconnect()
   setConnection('connecting', 'connecting…')
   // WebSocket only: long-polling needs sticky sessions, which N instances behind one port lack.
-  const s = io(location.origin, { transports: ['websocket'] })
-  socket = s
+  const socket = io(location.origin, { transports: ['websocket'] })
+  let c: CrewclockClient<'socket'>
   try {
-    client = await createSocketClient(s, apiKey)
+    c = await createSocketClient(socket, apiKey)
   } catch (raw) {
     const error = raw as { code?: unknown; message?: unknown } | null | undefined
-    disconnect()
     if (error?.code === 401) return askForKey('The key was not accepted: it is mistyped or has been revoked.')
     setConnection('offline')
     boardError(`Cannot connect: ${error?.message ?? error}. Retrying…`)
     setTimeout(() => retry(apiKey), RETRY_AFTER_FAILED_CONNECT_MS)
     return
   }
-  follow(client)
-  s.on('disconnect', (reason) => {
-    if (reason === 'io server disconnect') {
-      // The server closed the connection on purpose: a revoked key (the new login says so) or a shutdown.
-      setConnection('offline', 'disconnected')
-      setTimeout(() => socket === s && retry(apiKey), RECONNECT_AFTER_SERVER_DISCONNECT_MS)
-    } else {
-      setConnection('reconnecting', 'reconnecting…')
-    }
-  })
-  s.io.on('reconnect', () => {
-    setConnection('live')
-    reload().catch((e) => boardError(`Reload failed: ${e.message}`))
-  })
+  client = c
+  follow(c)
   showBoard()
-  await reload()
-  setConnection('live')
+  await reloadOrSay()
+  if (c.state === 'live') setConnection('live')
 }
 
 /** Unless the key was changed in the meantime. */
 const retry = (apiKey: string) => localStorage.getItem(DASHBOARD_KEY_STORAGE) === apiKey && connect(apiKey)
 
 function disconnect() {
-  socket?.removeAllListeners()
-  socket?.io.removeAllListeners()
-  socket?.close()
-  socket = null
+  client?.close()
   client = null
 }
 
@@ -169,11 +168,7 @@ function renderClockedIn() {
         { class: 'since' },
         `since ${formatTime(entry.startsAt)} · ${formatMinutes(elapsedMinutes(entry.startsAt))}`
       ),
-      h(
-        'span',
-        { class: 'what' },
-        [board.entryTypes.get(entry.typeId ?? 0)?.name, event?.name].filter(Boolean).join(' · ')
-      ),
+      h('span', { class: 'what' }, [board.entryTypes.get(entry.typeId)?.name, event?.name].filter(Boolean).join(' · ')),
       entry.pausedAt && h('span', { class: 'badge warn' }, `paused since ${formatTime(entry.pausedAt)}`)
     )
   })
@@ -223,13 +218,7 @@ function renderGangs() {
         'div',
         { class: 'lane-head' },
         h('strong', {}, gang.name),
-        h(
-          'span',
-          { class: 'muted' },
-          ids(gang.userIds)
-            .map((id) => board.userName(id))
-            .join(', ') || 'no members'
-        )
+        h('span', { class: 'muted' }, gang.userIds.map((id) => board.userName(id)).join(', ') || 'no members')
       ),
       h(
         'ul',
@@ -294,7 +283,7 @@ function start() {
   // Elapsed times move on, and at midnight the board becomes the next day's.
   setInterval(() => {
     if (!client) return
-    if (today().key !== board.day.key) reload().catch((e) => boardError(`Reload failed: ${e.message}`))
+    if (today().key !== board.day.key) void reloadOrSay()
     else scheduleRender()
   }, 30_000)
   const key = localStorage.getItem(DASHBOARD_KEY_STORAGE)

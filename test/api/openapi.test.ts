@@ -240,9 +240,11 @@ forEachDatabase('API description', (suite) => {
     assert.match(doc.components.schemas.Customer.properties.surname.description, /Required unless `companyName`/)
     assert.equal(item.delete.responses['204'].description, 'Deleted; no body.')
     assert.equal(item.delete.responses['204'].content, undefined)
-    // CONTRACT §10.2: the key's budget on every response of an authenticated operation, not on the 401.
+    // CONTRACT §10.2: the key's budget on every response of an authenticated operation, not on the 401;
+    // §13.4: a write's success may be a replay.
     for (const response of [item.delete.responses['204'], create.responses['201'], doc.components.responses.NotFound]) {
       assert.deepEqual(Object.keys(response.headers).sort(), [
+        ...(response === doc.components.responses.NotFound ? [] : ['Idempotent-Replayed']),
         'RateLimit-Limit',
         'RateLimit-Remaining',
         'RateLimit-Reset'

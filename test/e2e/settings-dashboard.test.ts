@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import type { Server as HttpServer } from 'node:http'
+import type { Server as SocketIoServer } from 'socket.io'
 import { chromium, Browser, BrowserContext, Page } from 'playwright-core'
 import { forEachDatabase, TestCompany } from '../support/harness'
+import { HttpClient } from '../support/http'
+import { createApp } from '../../src/app'
+import type { Application } from '../../src/declarations'
 import { buildWeb } from '../../src/web/build'
 import { addDays, today } from '../../src/timesheets/periods'
 
@@ -329,6 +334,82 @@ forEachDatabase('settings page and dashboard in Chromium', (suite) => {
 
     assert.equal(await page.evaluate(() => (window as any).loadedOnce), true, 'the page was not reloaded')
     assert.deepEqual(problems, [])
+  })
+
+  it('the dashboard stays live across a server restart: it reconnects by itself, catches up on the gap and shows later changes', async function () {
+    /** An instance of its own on the test database, which the test stops and starts on the same port. */
+    const startInstance = async (port = 0) => {
+      const app: Application = createApp({
+        redisUrl: '',
+        database: { url: suite.db.url },
+        dataDir: suite.server().app.get('dataDir')
+      } as any)
+      const server: HttpServer = await app.listen(port)
+      const address = server.address()
+      return { app, server, port: typeof address === 'object' && address ? address.port : port }
+    }
+    /** What the server does on SIGTERM (src/cli.ts): stop accepting, close the sockets and connections, tear down. */
+    const stopInstance = async ({ app, server }: { app: Application; server: HttpServer }) => {
+      ;(app.io as SocketIoServer | undefined)?.disconnectSockets(true)
+      const down = app.teardown()
+      server.closeAllConnections()
+      await down
+    }
+
+    const company = await suite.company({ adminPassword: PASSWORD })
+    const first = await startInstance()
+    let second: Awaited<ReturnType<typeof startInstance>> | undefined
+    try {
+      const url = `http://127.0.0.1:${first.port}`
+      const api = new HttpClient(url, company.apiKey)
+      const worker = (
+        await api.post('/v1/users', { fullName: 'Rudi Restart', email: `rudi-${Date.now()}@example.test` })
+      ).body
+      const entryType = (await api.get('/v1/time-entry-types', { isUnassigned: true })).body.items[0]
+      const clockIn = (minutesAgo: number) => ({
+        userId: worker.id,
+        typeId: entryType.id,
+        startsAt: new Date(Date.now() - minutesAgo * 60_000).toISOString()
+      })
+
+      const page = await context.newPage()
+      const problems: string[] = []
+      page.on('pageerror', (error) => problems.push(error.message))
+      await page.goto(`${url}/dashboard`)
+      await page.fill('#api-key', company.apiKey)
+      await page.click('#key-form button[type=submit]')
+      await page.locator('#connection[data-state=live]').waitFor()
+      await page.evaluate(() => ((window as any).loadedOnce = true))
+      const lane = page.locator(`#workers li.lane[data-user-id="${worker.id}"]`)
+      await lane.locator('.lane-head .badge', { hasText: 'off' }).waitFor()
+
+      // The server goes down under the open page.
+      await stopInstance(first)
+      await page.locator('#connection[data-state=reconnecting]').waitFor()
+
+      // Meanwhile the worker clocks in through another instance: an event the page cannot receive.
+      const inGap = await company.api.post('/v1/time-entries', clockIn(60))
+      assert.equal(inGap.status, 201)
+
+      // The server comes back on the same port: the page reconnects by itself and reloads the gap.
+      second = await startInstance(first.port)
+      await page.locator(`#clocked-in li.tile[data-entry-id="${inGap.body.id}"]`).waitFor()
+      await page.locator('#connection[data-state=live]').waitFor()
+
+      // And it is live again: a change made now appears without a reload.
+      const ended = await api.patch(`/v1/time-entries/${inGap.body.id}`, {
+        endsAt: new Date(Date.now() - 40 * 60_000).toISOString()
+      })
+      assert.equal(ended.status, 200)
+      await page.locator(`#clocked-in li.tile[data-entry-id="${inGap.body.id}"]`).waitFor({ state: 'detached' })
+      const later = await api.post('/v1/time-entries', clockIn(5))
+      assert.equal(later.status, 201)
+      await page.locator(`#clocked-in li.tile[data-entry-id="${later.body.id}"]`).waitFor()
+      assert.equal(await page.evaluate(() => (window as any).loadedOnce), true, 'the page was not reloaded')
+      assert.deepEqual(problems, [])
+    } finally {
+      await stopInstance(second ?? first)
+    }
   })
 
   it('the dashboard takes a pasted key, refuses a wrong one and goes back to the key form when its key is revoked', async function () {
