@@ -97,6 +97,22 @@ forEachDatabase('webhook subscriptions', (suite) => {
     }
   })
 
+  it('answers a create repeated with its Idempotency-Key with the same secret, which the stored response does not hold', async () => {
+    const key = { headers: { 'Idempotency-Key': `webhook-create-${Date.now()}` } }
+    const body = { url: 'https://hooks.example.test/idempotent', types: ['customers.*'] }
+    const first = await company.api.post('/v1/webhook-subscriptions', body, key)
+    assert.equal(first.status, 201, first.text)
+    const again = await company.api.post('/v1/webhook-subscriptions', body, key)
+    assert.equal(again.status, 201, again.text)
+    assert.equal(again.headers.get('idempotent-replayed'), 'true')
+    assert.deepEqual(again.body, first.body)
+    const listed = await company.api.get('/v1/webhook-subscriptions', { url: body.url })
+    assert.equal(listed.body.total, 1, 'created once')
+    const stored = await suite.server().knex('idempotency_keys').where({ companyId: company.id })
+    assert.ok(stored.length > 0)
+    assert.ok(!JSON.stringify(stored).includes(first.body.secret.slice('whsec_'.length)))
+  })
+
   describe('URLs that would reach the server or its network (SSRF): 400 naming url', () => {
     // Names resolve through this table; anything else through the system resolver (/etc/hosts).
     const names: Record<string, string[]> = {

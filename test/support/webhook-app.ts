@@ -32,7 +32,7 @@ export interface WebhookServer {
   knex: Knex
   url: string
   http: HttpClient
-  company: () => Promise<TestCompany>
+  company: (options?: { adminPassword?: string }) => Promise<TestCompany>
 }
 
 let companies = 0
@@ -68,12 +68,13 @@ export function webhookServer(
       knex,
       url,
       http: new HttpClient(url),
-      company: async () => {
+      company: async (options = {}) => {
         const n = ++companies
         const created = await createCompany(knex, app.get('appSecret'), {
           name: `Webhook Company ${n}`,
           country: 'DE',
-          adminEmail: `webhooks-${process.pid}-${n}-${Date.now()}@example.test`
+          adminEmail: `webhooks-${process.pid}-${n}-${Date.now()}@example.test`,
+          adminPassword: options.adminPassword
         })
         return {
           id: created.companyId,

@@ -6,8 +6,8 @@ import { assertScope } from '../../resources/hooks'
 import { normalizeScopes } from '../../auth/scopes'
 import { Resolver, systemResolver, urlProblem } from '../../webhooks/addresses'
 import { typePatternErrors } from '../../webhooks/event-types'
-import { encryptSigningSecret, newSigningSecret } from '../../webhooks/secrets'
-import { abandonQueue, logHead } from '../../webhooks/queue'
+import { decryptSigningSecret, encryptSigningSecret, newSigningSecret } from '../../webhooks/secrets'
+import { abandonQueue, logHead, SUBSCRIPTIONS } from '../../webhooks/queue'
 
 /**
  * The rules of webhook subscriptions (CONTRACT §13.3) a schema cannot say: where a URL may
@@ -106,11 +106,16 @@ export async function afterSubscriptionWrite(id: number, { plan, trx, companyId 
   if (plan.deactivating) await abandonQueue(trx, companyId, id)
 }
 
+/** The header of a create answered from its stored response (CONTRACT §13.6, src/middleware/idempotency.ts). */
+const REPLAYED_HEADER = 'Idempotent-Replayed'
+
 /**
  * The create's answer carries the signing secret, on REST and on sockets alike (both send the
  * hook's `dispatch`); nothing else does. Feathers would publish the `created` event with the
  * dispatched value, so the event is published here instead, with the record alone, as the
- * event log records it.
+ * event log records it. The response an `Idempotency-Key` stores is taken inside this hook,
+ * without the secret: a repeated create is answered with the secret read back from the
+ * subscription (and announces nothing, as the repeat writes nothing).
  */
 export const revealSecretOnCreate = async (context: HookContext, next: NextFunction) => {
   if (context.method !== 'create') return next()
@@ -118,6 +123,16 @@ export const revealSecretOnCreate = async (context: HookContext, next: NextFunct
   const secret = context.params.webhookSecret
   await next()
   const record = context.result as Row
+  if (context.http?.headers?.[REPLAYED_HEADER] === 'true') {
+    if (context.http.status !== 201 || !record?.id) return
+    const stored = await context.app
+      .get('knex')(SUBSCRIPTIONS)
+      .where({ companyId: context.params.company!.id, id: record.id })
+      .first('secret')
+    if (stored)
+      context.dispatch = { ...record, secret: decryptSigningSecret(stored.secret, context.app.get('appSecret')) }
+    return
+  }
   context.dispatch = { ...record, secret }
   context.event = null
   context.self.emit('created', record, {
