@@ -24,8 +24,10 @@ import { limitFailedLogins, recordSocketAddresses } from './middleware/auth-fail
 import { idempotency } from './middleware/idempotency'
 import { services } from './services'
 import { settings } from './settings/settings'
-import { channels, trackSockets } from './channels'
-import { syncEvents } from './sync'
+import { channels } from './channels'
+import { SocketRegistry } from './sockets'
+import { createBus } from './sync/create-bus'
+import { syncServiceEvents } from './sync/service-events'
 import { usageCounting } from './auth/usage'
 import { docs } from './services/docs/docs'
 import { API_PREFIX } from './resources/register'
@@ -73,11 +75,12 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.set('proxyTrust', trust)
   // Counters in Redis (REDIS_URL), else in the cluster primary (WEB_CONCURRENCY > 1), else here;
   // SYNC_KEY namespaces them like the events, so deployments sharing a Redis never mix counts.
-  const limits = createRateLimits(rateLimit, {
-    redisUrl: app.get('redisUrl'),
-    namespace: app.get('syncKey') || 'crewclock',
-    logger
-  })
+  const namespace = app.get('syncKey') || 'crewclock'
+  const limits = createRateLimits(rateLimit, { redisUrl: app.get('redisUrl'), namespace, logger })
+  // Service events and control messages between instances: Redis, the cluster primary, or none (src/sync/).
+  // The instance starts whether or not Redis answers; /ready tells.
+  const bus = createBus({ redisUrl: app.get('redisUrl'), channel: `${namespace}:bus`, logger })
+  app.set('bus', bus)
   app.set('rateLimits', limits)
   app.set('keyBudget', limits.keyBudget)
   app.use(requestLog(logger))
@@ -99,7 +102,8 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
     }
     if (ctx.path === '/ready') {
       await knex.raw('select 1')
-      ctx.body = { status: 'ready' }
+      // Without Redis HTTP still serves: the instance stays ready, realtime says it is degraded (sockets refused).
+      ctx.body = { status: 'ready', realtime: bus.connected ? 'ok' : 'degraded' }
       return
     }
     await next()
@@ -132,16 +136,19 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   // Idempotency-Key: notes it before the REST transport, hooks every /v1 write mounted from here on.
   app.configure(idempotency)
   app.configure(rest())
+  const sockets = new SocketRegistry(app)
+  app.set('sockets', sockets)
   // connectTimeout: a connection that never even joins the namespace is closed by the same deadline as one that never authenticates.
   app.configure(
     socketio(
       {
         cors: { origin: corsConfig.origins.length ? corsConfig.origins : false },
-        connectTimeout: app.get('security').socketAuthTimeoutMs
+        connectTimeout: app.get('security').socketAuthTimeoutMs,
+        allowRequest: sockets.admit
       },
       (io) => {
         recordSocketAddresses(trust)(io)
-        trackSockets(app)(io)
+        sockets.track(io)
       }
     )
   )
@@ -149,8 +156,8 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.service('authentication').hooks({ before: { remove: [requireCredentialsToEndSession] } })
   app.configure(limitFailedLogins)
   app.configure(usageCounting)
-  // feathers-sync wraps service events through a mixin: it must be configured before the services.
-  app.configure(syncEvents)
+  // Routes service events through the bus with a mixin: it must be configured before the services.
+  app.configure(syncServiceEvents)
   app.configure(services)
   app.configure(settings)
   app.configure(channels)
@@ -163,7 +170,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
         try {
           await next()
         } finally {
-          await Promise.allSettled([knex.destroy(), limits.store.close()])
+          await Promise.allSettled([knex.destroy(), limits.store.close(), bus.close()])
         }
       }
     ]

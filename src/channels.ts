@@ -1,17 +1,18 @@
 import type { RealTimeConnection } from '@feathersjs/feathers'
 import type { Channel } from '@feathersjs/transport-commons'
-import type { Server, Socket } from 'socket.io'
 import type { Application, HookContext, NextFunction } from './declarations'
 import { allows } from './auth/scopes'
+import { validApiKeyIds } from './auth/authentication'
 import { collectionOf } from './resources/openapi'
-import { socketMethodGuard } from './middleware/methods'
-import { refusePrototypeKeysInSocketCalls } from './middleware/prototype-keys'
+import { TOPICS, idsIn } from './sync/topics'
 
 export const companyChannel = (companyId: number) => `companies/${companyId}`
 
+/** What a socket's key login leaves on its connection; a new login replaces all of it. */
 interface KeyedConnection extends RealTimeConnection {
+  companyId?: number
   apiKeyId?: number
-  /** The scopes of the key the socket last authenticated with (see `keyScopes`). */
+  /** The scopes of the key the socket authenticated with (CONTRACT §10.1). */
   apiKeyScopes?: string[]
 }
 
@@ -21,87 +22,77 @@ interface LoginResult {
   apiKey?: { id: number; scopes?: unknown }
 }
 
-// --- Key scopes on sockets (CONTRACT §10.1, docs/decisions.md) ------------------------------------
-
-/** Remembers, per socket, the scopes of the key it authenticated with; a new login replaces them. */
-function keyScopes(app: Application) {
-  app.on('login', (authResult: LoginResult | undefined, { connection }: { connection?: KeyedConnection }) => {
-    if (connection) connection.apiKeyScopes = Array.isArray(authResult?.apiKey?.scopes) ? authResult.apiKey.scopes : []
-  })
-}
-
 /** The sockets of `channel` whose key can read the collection of the event's service path. */
 export const readersOf = (channel: Channel, path: string | undefined) =>
   channel.filter(
     (connection: KeyedConnection) => !!path && allows(connection.apiKeyScopes ?? [], collectionOf(path), 'read')
   )
 
-// ------------------------------------------------------------------------------------------------
-
-const socketsOf = new WeakMap<Application, Map<RealTimeConnection, Socket>>()
+/** Forgets the key of a connection, so nothing is published to it and no revocation is looked up for it. */
+function forgetKey(connection: KeyedConnection) {
+  delete connection.companyId
+  delete connection.apiKeyId
+  connection.apiKeyScopes = []
+}
 
 /**
- * Remembers which socket.io socket carries which Feathers connection, so a key can be cut off.
- * A socket that has not authenticated within `security.socketAuthTimeoutMs` is disconnected:
- * unauthenticated sockets receive nothing, and would otherwise hold memory and a file
- * descriptor for as long as a client cares to keep them open.
+ * A socket belongs to at most one company (CONTRACT §12): every login first leaves every channel
+ * the socket had joined and forgets the previous key, then a key login joins its company's channel.
+ * Feathers joins nothing by itself and leaves nothing on a second login, so without this a socket
+ * that authenticated with company A's key and then B's kept receiving A's events.
  */
-export const trackSockets = (app: Application) => (io: Server) => {
-  const sockets = new Map<RealTimeConnection, Socket>()
-  socketsOf.set(app, sockets)
-  const authDeadlines = new WeakMap<RealTimeConnection, NodeJS.Timeout>()
-  const authTimeoutMs = app.get('security').socketAuthTimeoutMs
-  app.on('login', (_result: unknown, { connection }: { connection?: RealTimeConnection } = {}) => {
-    if (connection) clearTimeout(authDeadlines.get(connection))
-  })
-  io.on('connection', (socket: Socket) => {
-    const connection = (socket as Socket & { feathers: RealTimeConnection }).feathers
-    sockets.set(connection, socket)
-    const deadline = setTimeout(() => {
-      if (!(connection as { authentication?: unknown }).authentication) socket.disconnect(true)
-    }, authTimeoutMs)
-    deadline.unref()
-    authDeadlines.set(connection, deadline)
-    socket.use(socketMethodGuard(app))
-    socket.use(refusePrototypeKeysInSocketCalls)
-    socket.once('disconnect', () => {
-      clearTimeout(deadline)
-      sockets.delete(connection)
+function joinOnLogin(app: Application) {
+  app.on('login', (result: LoginResult | undefined, { connection }: { connection?: KeyedConnection } = {}) => {
+    if (!connection) return
+    if (app.channels.length) app.channel(app.channels).leave(connection)
+    forgetKey(connection)
+    const companyId = result?.company?.id
+    const apiKeyId = result?.apiKey?.id
+    if (!companyId || !apiKeyId) return
+    Object.assign(connection, {
+      companyId,
+      apiKeyId,
+      apiKeyScopes: Array.isArray(result.apiKey?.scopes) ? result.apiKey.scopes : []
     })
+    app.channel(companyChannel(companyId)).join(connection)
+  })
+  // Feathers leaves the channels on logout; the key goes with them.
+  app.on('logout', (_result: unknown, { connection }: { connection?: KeyedConnection } = {}) => {
+    if (connection) forgetKey(connection)
   })
 }
 
-/** Disconnects every socket of this instance that authenticated with one of the keys. */
-export function disconnectApiKeys(app: Application, apiKeyIds: number[]) {
+/** Disconnects this instance's sockets of these keys (a server disconnect: the keys cannot come back). */
+function disconnectKeys(app: Application, apiKeyIds: number[]) {
+  if (apiKeyIds.length === 0) return
   const ids = new Set(apiKeyIds)
-  for (const [connection, socket] of socketsOf.get(app) ?? []) {
-    if (ids.has((connection as KeyedConnection).apiKeyId as number)) socket.disconnect(true)
-  }
+  app.get('sockets').disconnect((connection: KeyedConnection) => ids.has(connection.apiKeyId!))
 }
 
 /**
- * Revocations can happen in another process (the CLI, another instance): each instance looks
- * for newly revoked keys every few seconds and closes their sockets. Calls on such a socket
- * already fail before that (every call re-checks the key).
+ * The fallback for keys that stop working without a message on the bus (the CLI has none; a
+ * message is lost while Redis is down): every `intervalMs` the instance asks the database which of
+ * the keys its sockets use still authenticate (unrevoked, with an active user), and disconnects the
+ * sockets of the others. It asks about a set of ids, not about changes since a time, so no clock
+ * takes part, and the question's size is the number of distinct keys with open sockets here.
  */
-function watchRevocations(app: Application, intervalMs: number) {
-  const db = app.get('knex')
-  let since = new Date().toISOString()
+function checkKeysOfSockets(app: Application, intervalMs: number) {
   let running = false
   const timer = setInterval(async () => {
-    if (running || (socketsOf.get(app)?.size ?? 0) === 0) return
+    if (running) return
+    const ids = new Set<number>()
+    for (const connection of app.get('sockets').connections() as Iterable<KeyedConnection>)
+      if (connection.apiKeyId) ids.add(connection.apiKeyId)
+    if (ids.size === 0) return
     running = true
     try {
-      const now = new Date().toISOString()
-      const revoked = await db('api_keys').select('id').where('revokedAt', '>=', since)
-      since = now
-      if (revoked.length)
-        disconnectApiKeys(
-          app,
-          revoked.map((row) => Number(row.id))
-        )
+      const valid = new Set(await validApiKeyIds(app.get('knex'), [...ids]))
+      disconnectKeys(
+        app,
+        [...ids].filter((id) => !valid.has(id))
+      )
     } catch {
-      // The database may be briefly unreachable; the next round tries again.
+      // The database may be briefly unreachable; the next round asks again.
     } finally {
       running = false
     }
@@ -111,26 +102,44 @@ function watchRevocations(app: Application, intervalMs: number) {
 }
 
 /**
- * A socket joins its company's channel once it has authenticated with an API key and receives
- * the `created`, `patched` and `removed` events of that company only. Unauthenticated sockets
- * are in no channel and receive nothing.
+ * Sockets that may have missed events are closed (a transport close: the client reconnects and
+ * reads again): all of them when the bus goes down, since other instances' events no longer arrive
+ * (and new sockets are refused until it is back, `SocketRegistry.admit`); a company's when an
+ * instance reports that it could not send that company's events.
+ */
+function closeStaleSockets(app: Application) {
+  const bus = app.get('bus')
+  const sockets = app.get('sockets')
+  bus.on('down', () => sockets.close())
+  return bus.subscribe(TOPICS.realtimeResync, (message) => {
+    const companies = new Set(idsIn(message, 'companyIds'))
+    sockets.close((connection: KeyedConnection) => companies.has(connection.companyId!))
+  })
+}
+
+/**
+ * A socket joins its company's channel once it has authenticated with an API key and receives the
+ * `created`, `patched` and `removed` events of that company that its key's scopes can read.
+ * Unauthenticated sockets are in no channel and receive nothing. A key that stops working (revoked,
+ * its user deactivated) has its sockets disconnected on every instance: at once through the bus
+ * (`announceRevokedKeys`), else by the periodic check of the keys in use.
  */
 export const channels = (app: Application) => {
-  app.on('login', (authResult: LoginResult | undefined, { connection }: { connection?: KeyedConnection }) => {
-    if (!connection || !authResult?.company?.id || !authResult.apiKey?.id) return
-    connection.apiKeyId = authResult.apiKey.id
-    app.channel(companyChannel(authResult.company.id)).join(connection)
-  })
-  keyScopes(app)
+  joinOnLogin(app)
   app.publish((_data: unknown, context: HookContext) => {
     const companyId = context.params?.company?.id
     return companyId ? readersOf(app.channel(companyChannel(companyId)), context.path) : []
   })
-  const stop = watchRevocations(app, 2000)
+  const bus = app.get('bus')
+  const stops = [
+    bus.subscribe(TOPICS.apiKeysRevoked, (message) => disconnectKeys(app, idsIn(message, 'apiKeyIds'))),
+    closeStaleSockets(app),
+    checkKeysOfSockets(app, app.get('realtime').keyCheckIntervalMs)
+  ]
   app.hooks({
     teardown: [
       async (_context: unknown, next: NextFunction) => {
-        stop()
+        for (const stop of stops) stop()
         await next()
       }
     ]

@@ -2,7 +2,7 @@ import { Command, Help, InvalidArgumentError, Option } from 'commander'
 import crypto from 'node:crypto'
 import cluster from 'node:cluster'
 import type { Knex } from 'knex'
-import type { Server } from 'socket.io'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { ROLE_TYPES, RoleType } from './companies/catalogues'
 import { countryCodeOf } from './companies/country-codes'
 import type { Application } from './declarations'
@@ -19,7 +19,8 @@ const load = {
   companies: () => require('./companies/create-company') as typeof import('./companies/create-company'),
   apiKeys: () => require('./auth/api-keys') as typeof import('./auth/api-keys'),
   scopes: () => require('./auth/scopes') as typeof import('./auth/scopes'),
-  accounts: () => require('./services/users/user-accounts') as typeof import('./services/users/user-accounts')
+  accounts: () => require('./services/users/user-accounts') as typeof import('./services/users/user-accounts'),
+  clusterBus: () => require('./sync/cluster-bus') as typeof import('./sync/cluster-bus')
 }
 
 /** Exit statuses, the same for every command (also printed by `--help`). */
@@ -142,7 +143,9 @@ export async function serve() {
       )
     }
     if (workers > 1) {
-      await db.destroy()
+      await Promise.all([db.destroy(), app.get('bus').close()])
+      // Without Redis the workers' sync bus is this process: it passes each message on to the other workers.
+      if (!app.get('redisUrl')) load.clusterBus().relayClusterBus(logger)
       // Without Redis the workers' rate-limit counters live here, so the limits hold for the
       // deployment, not per worker (CONTRACT §10.2).
       const { RateLimiterClusterMaster } = require('rate-limiter-flexible') as typeof import('rate-limiter-flexible')
@@ -175,19 +178,57 @@ export async function serve() {
   const port = typeof address === 'object' && address ? address.port : app.get('port')
   logger.info({ port, pid: process.pid }, 'crewclock listening')
   process.stdout.write(`crewclock listening on http://${app.get('host')}:${port}\n`)
-  // SIGTERM: stop accepting, let in-flight requests finish (up to 10 s), then close sockets and the pool.
+  const inFlight = countRequests(server)
   const stop = async () => {
-    logger.info('stopping')
-    const closed = new Promise((resolve) => server.close(resolve))
-    ;(app.io as Server | undefined)?.disconnectSockets(true)
-    server.closeIdleConnections()
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10000).unref())])
-    server.closeAllConnections()
-    await app.teardown().catch(() => undefined)
+    await stopServing(app, server, inFlight)
     process.exit(0)
   }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+}
+
+/**
+ * How long a stopping instance lets in-flight requests finish before it closes its sockets: they
+ * must be closed within 10 s (CONTRACT §12), and a load balancer's drain is usually no longer.
+ */
+const SHUTDOWN_GRACE_MS = 9000
+
+/**
+ * HTTP requests being answered, socket.io's long-polling requests left out: they are held open on
+ * purpose and end with their sockets.
+ */
+function countRequests(server: Server) {
+  let count = 0
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url?.startsWith('/socket.io/')) return
+    count++
+    res.once('close', () => count--)
+  })
+  return () => count
+}
+
+/**
+ * SIGTERM (CONTRACT §12, Shutdown): stop accepting connections and sockets, let in-flight requests
+ * and socket calls finish (their events still reach the open sockets), then close the sockets'
+ * transports. Their clients see `transport close` and socket.io reconnects them, to another instance
+ * or to this one's successor; socket.io's server disconnect (`disconnectSockets`) is never retried
+ * by clients. Then the pool, the bus and the rest are closed by the app's teardown.
+ */
+async function stopServing(app: Application, server: Server, requestsInFlight: () => number) {
+  const logger = app.get('logger')
+  logger.info('stopping')
+  const sockets = app.get('sockets')
+  sockets.refuseNew()
+  const closed = new Promise((resolve) => server.close(resolve))
+  const deadline = performance.now() + SHUTDOWN_GRACE_MS
+  while ((requestsInFlight() > 0 || sockets.callsInFlight > 0) && performance.now() < deadline) {
+    server.closeIdleConnections()
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  sockets.close()
+  server.closeAllConnections()
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())])
+  await app.teardown().catch(() => undefined)
 }
 
 /** Marks mandatory options "(required)" in the help; commander 14 only refuses them when missing. */

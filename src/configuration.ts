@@ -34,6 +34,10 @@ export const configurationSchema = Type.Object(
       }),
       socketAuthTimeoutMs: Type.Integer({ minimum: 1 })
     }),
+    realtime: Type.Object({
+      /** How often each instance checks that the keys of its sockets still authenticate (the CLI's revocations). */
+      keyCheckIntervalMs: Type.Integer({ minimum: 100 })
+    }),
     /** Proxies whose X-Forwarded-For is believed: '' = none, a hop count, or comma-separated addresses. */
     trustProxy: Type.Union([Type.String(), Type.Number()]),
     /** CONTRACT §13.4: how long a response stored under an `Idempotency-Key` is replayed, and how often old ones are deleted. */

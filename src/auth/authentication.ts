@@ -5,6 +5,7 @@ import bcrypt from 'bcryptjs'
 import { NotAuthenticated } from '@feathersjs/errors'
 import crypto from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import type { RealTimeConnection } from '@feathersjs/feathers'
 import type { Knex } from 'knex'
 import type { Application, ActingUser, CompanyContext } from '../declarations'
 import { API_KEY_PREFIX, hashApiKey, isApiKeyShape } from './api-keys'
@@ -87,6 +88,31 @@ async function loadKeyPrincipal(db: Knex, key: { keyHash: string } | { id: numbe
   return { ...toPrincipal(row), apiKey: { id: row.apiKeyId, scopes: parseStoredScopes(row.apiKeyScopes) } }
 }
 
+/**
+ * Of `ids`, the keys that still authenticate: unrevoked, of an active user. The sockets of the
+ * others are disconnected (src/channels.ts); asked in batches, so that the statement stays small.
+ */
+export async function validApiKeyIds(db: Knex, ids: number[]): Promise<number[]> {
+  const valid: number[] = []
+  for (let i = 0; i < ids.length; i += 500) {
+    const from = db('apiKeys').join('users', (on) =>
+      on.on('users.id', 'apiKeys.userId').andOn('users.companyId', 'apiKeys.companyId')
+    )
+    const rows = await activeUsers(from)
+      .whereIn('apiKeys.id', ids.slice(i, i + 500))
+      .whereNull('apiKeys.revokedAt')
+      .select('apiKeys.id')
+    valid.push(...rows.map((row: { id: number }) => Number(row.id)))
+  }
+  return valid
+}
+
+/**
+ * The key a socket logged in with, on the authentication result only (a symbol: never serialised
+ * into an answer, an event or a log). The JWT strategy makes it the connection's credentials.
+ */
+const PRESENTED_KEY = Symbol('crewclock.presentedApiKey')
+
 /** The one answer to every bearer value that does not open /v1: unknown, revoked, or not a key at all. */
 export const INVALID_API_KEY = 'Invalid or revoked API key'
 
@@ -111,16 +137,35 @@ export class ApiKeyStrategy extends AuthenticationBaseStrategy {
         ? await loadKeyPrincipal(db, { keyHash: hashApiKey(apiKey) })
         : null
     if (!found) throw new NotAuthenticated(INVALID_API_KEY)
-    return { authentication: { strategy: this.name, apiKeyId: found.apiKey.id }, ...found }
+    return { authentication: { strategy: this.name, apiKeyId: found.apiKey.id }, ...found, [PRESENTED_KEY]: apiKey }
   }
 }
 
 /**
- * Socket connections authenticate once with a key; Feathers then uses the JWT it minted. The
- * token carries the key id, and every call re-checks that the key is still valid, so a revoked
- * key stops working on open sockets as well.
+ * Tokens: the settings page's (an admin's login) and the JWT minted for a key login (it carries the
+ * key id; a Feathers client re-authenticates a new socket with it). Every call re-checks that the
+ * key is still valid, so a revoked key stops working on open sockets as well.
+ *
+ * A socket that logged in with the key itself keeps the key as its credentials (CONTRACT §12,
+ * Lifetime): Feathers would make the minted JWT the connection's credentials and disconnect the
+ * socket when it expires, although the key is still good. Its calls then authenticate with the
+ * key as REST calls do, and the socket lives as long as the key authenticates; when it stops,
+ * src/channels.ts disconnects it. A socket that logged in with a token keeps Feathers' behaviour:
+ * it ends with the token.
  */
 export class ApiKeyJwtStrategy extends JWTStrategy {
+  async handleConnection(
+    event: Parameters<JWTStrategy['handleConnection']>[0],
+    connection: RealTimeConnection,
+    authResult?: AuthenticationResult
+  ) {
+    const presented = (authResult as { [PRESENTED_KEY]?: string } | undefined)?.[PRESENTED_KEY]
+    if (event !== 'login' || !presented) return super.handleConnection(event, connection, authResult)
+    // Ends what an earlier token login on this socket set up, its expiry timer included.
+    await super.handleConnection('disconnect', connection)
+    connection.authentication = { strategy: 'apiKey', apiKey: presented }
+  }
+
   async authenticate(authentication: AuthenticationRequest, params: AuthenticationParams) {
     const result = await super.authenticate(authentication, params).catch((error) => {
       // jsonwebtoken's errors ("jwt malformed", its error class and stack in `data`) are

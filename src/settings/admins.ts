@@ -7,6 +7,7 @@ import { Email, Str } from '../resources/types'
 import { badRequest } from '../resources/validation'
 import { createAccount, deactivateAccount, passwordError, setPassword } from '../services/users/user-accounts'
 import { validateBodyWith } from './settings.hooks'
+import { announceRevokedKeys } from '../sync/topics'
 
 // Lengths are checked by passwordError (bytes as well as characters), with the messages /v1 uses.
 const Password = () => Type.String({ maxLength: 1000 })
@@ -116,7 +117,8 @@ export class AdminsService {
 
   async remove(id: number, params: Params): Promise<AdminItem> {
     await this.get(id, params)
-    await deactivateAccount(this.db, params.company!.id, id)
+    const { apiKeyIds } = await deactivateAccount(this.db, params.company!.id, id)
+    announceRevokedKeys(this.app.get('bus'), apiKeyIds)
     return this.get(id, params)
   }
 }

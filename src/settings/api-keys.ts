@@ -4,7 +4,7 @@ import { Type } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
 import type { Application, Params } from '../declarations'
 import { createApiKey, decryptApiKey, listApiKeys, revokeApiKey } from '../auth/api-keys'
-import { disconnectApiKeys } from '../channels'
+import { announceRevokedKeys } from '../sync/topics'
 import { Nullable, Str } from '../resources/types'
 import { badRequest } from '../resources/validation'
 import { registryOf } from '../resources/registry'
@@ -69,8 +69,8 @@ export class ApiKeysService {
     const revoked = () => conflict('The API key is already revoked', { reason: 'already-revoked', ids: [id] })
     if (existing.revokedAt) throw revoked()
     if (!(await revokeApiKey(this.db, id, params.company!.id))) throw revoked()
-    // Sockets of other instances are closed by their revocation watch (src/channels.ts).
-    disconnectApiKeys(this.app, [id])
+    // Every instance disconnects the key's sockets (src/channels.ts).
+    announceRevokedKeys(this.app.get('bus'), [id])
     return this.get(id, params)
   }
 }

@@ -20,7 +20,7 @@ export const requireSettingsLogin = async (context: HookContext, next: NextFunct
 
 /**
  * Settings results carry plain API keys: they must never reach the company channel or the
- * feathers-sync bus, so the standard events are dropped.
+ * sync bus between instances, so the standard events are dropped.
  */
 export const withoutEvents = async (context: HookContext, next: NextFunction) => {
   await next()

@@ -100,6 +100,6 @@ forEachDatabase('security', (suite) => {
 
   it('/health and /ready answer', async () => {
     assert.deepEqual((await suite.server().http.get('/health')).body, { status: 'ok' })
-    assert.deepEqual((await suite.server().http.get('/ready')).body, { status: 'ready' })
+    assert.deepEqual((await suite.server().http.get('/ready')).body, { status: 'ready', realtime: 'ok' })
   })
 })

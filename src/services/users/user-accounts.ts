@@ -108,8 +108,10 @@ export async function setPassword(db: Knex | Knex.Transaction, userId: number, p
  * Deactivates a user and ends their settings sessions. A company keeps at least one active
  * administrator: the company's active admins are locked first, so two admins deactivating each
  * other at the same moment cannot both succeed (PostgreSQL; SQLite has one writer anyway).
+ * Answers the ids of the user's keys, which stop authenticating with it: a caller with the sync
+ * bus announces them (`announceRevokedKeys`) so that their sockets are disconnected at once.
  */
-export async function deactivateAccount(db: Knex, companyId: number, userId: number) {
+export async function deactivateAccount(db: Knex, companyId: number, userId: number): Promise<{ apiKeyIds: number[] }> {
   return db.transaction(async (trx) => {
     const user = await trx('users').where({ id: userId, companyId }).first('id', 'roleType', 'deactivatedAt')
     if (!user) throw new NotFound(`No user with id ${userId}`)
@@ -132,6 +134,8 @@ export async function deactivateAccount(db: Knex, companyId: number, userId: num
     await trx('users')
       .where({ id: userId })
       .update({ deactivatedAt: now, sessionVersion: trx.raw('?? + 1', ['session_version']), updatedAt: now })
+    const keys = await trx('api_keys').where({ companyId, userId }).whereNull('revokedAt').select('id')
+    return { apiKeyIds: keys.map((key) => Number(key.id)) }
   })
 }
 

@@ -1,0 +1,39 @@
+import type { SyncBus } from './bus'
+
+/**
+ * The topics of the bus and their messages, in one place: every publisher and subscriber names
+ * them from here, so an instance of one release understands the messages of another.
+ */
+export const TOPICS = {
+  /** A service event (`created`, `patched`, ...) for the sockets of every instance: `ServiceEventMessage`. */
+  serviceEvent: 'service-event',
+  /** Keys that stopped working (revoked, or their user deactivated): `{ apiKeyIds }`; their sockets are disconnected. */
+  apiKeysRevoked: 'api-keys.revoked',
+  /** Events of these companies may have been missed somewhere: `{ companyIds }`; their sockets are closed to resync. */
+  realtimeResync: 'realtime.resync'
+} as const
+
+export interface KeysRevokedMessage {
+  apiKeyIds: number[]
+}
+
+export interface ResyncMessage {
+  companyIds: number[]
+}
+
+/** The numbers of `field` in a message from another instance (an older or newer release may send more). */
+export const idsIn = (message: unknown, field: string): number[] => {
+  const value = (message as Record<string, unknown> | null)?.[field]
+  return Array.isArray(value) ? value.filter((id): id is number => Number.isInteger(id)) : []
+}
+
+/**
+ * Tells every instance that these keys no longer authenticate, so each disconnects their sockets at
+ * once. Not delivered while the bus is down: then each instance's check of its sockets' keys
+ * (channels.ts) finds them within its interval, as it does for the CLI, which has no bus.
+ */
+export function announceRevokedKeys(bus: SyncBus, apiKeyIds: number[]) {
+  if (apiKeyIds.length === 0) return
+  const message: KeysRevokedMessage = { apiKeyIds }
+  bus.publish(TOPICS.apiKeysRevoked, message).catch(() => undefined)
+}
