@@ -64,7 +64,9 @@ export const configurationSchema = Type.Object(
       /** Subscriptions this process sends to at once. */
       concurrency: Type.Integer({ minimum: 1 }),
       /** Deliveries sent per claim before the subscription goes back in line. */
-      batchSize: Type.Integer({ minimum: 1 })
+      batchSize: Type.Integer({ minimum: 1 }),
+      /** Deliveries per second at most (per process) while it is serving requests; unpaced when it has none. */
+      busyPerSecond: Type.Number({ exclusiveMinimum: 0 })
     }),
     authentication: Type.Any()
   },

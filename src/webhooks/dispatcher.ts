@@ -7,6 +7,7 @@ import type { Configuration } from '../declarations'
 import { Resolver, systemResolver } from './addresses'
 import { decryptSigningSecret } from './secrets'
 import { deliveryBody, WebhookSender } from './send'
+import { Pacer } from './pacer'
 import {
   claimSubscriptions,
   ClaimedSubscription,
@@ -35,6 +36,8 @@ import {
  * (writes of instances it does not hear from, and other instances' retries). An idle round is
  * one query over the active subscriptions.
  *
+ * While the instance serves requests, the work is paced (`Pacer`, `webhooks.busyPerSecond`).
+ *
  * Successes are written in small batches (every `FLUSH_COUNT` deliveries or `FLUSH_MS`): a
  * crash between a receiver's 2xx and that write sends those deliveries again (receivers
  * de-duplicate by `webhook-id`); a stop (SIGTERM) finishes the attempts under way and writes
@@ -48,8 +51,10 @@ const FLUSH_COUNT = 25
 const FLUSH_MS = 250
 /** A burst of writes wakes one round shortly after its first event, not one per event. */
 const WAKE_DELAY_MS = 20
-/** Log steps one claim may queue before it sends (the rest waits for the next claim). */
+/** Steps through the log (each examines up to QUEUE_STEP events) before a batch goes out. */
 const MAX_QUEUE_STEPS = 20
+/** What one step of queueing weighs against one delivery, for the pacer. */
+const QUEUE_STEP_COST = 5
 
 export interface DispatcherOptions {
   knex: Knex
@@ -59,6 +64,8 @@ export interface DispatcherOptions {
   /** Deactivates a subscription whose failure window is over (a logged write with its event). */
   deactivate: (companyId: number, subscriptionId: number) => Promise<void>
   resolve?: Resolver
+  /** Paces the work while the instance serves requests. */
+  pacer: Pacer
 }
 
 export class WebhookDispatcher {
@@ -176,12 +183,20 @@ export class WebhookDispatcher {
         renewAt = Date.now() + settings.claimTtlMs / 2
         return renewClaim(knex, subscription.id, this.token, new Date(Date.now() + settings.claimTtlMs))
       }
+      const stopped = () => this.stopping
       let sent = 0
       while (!this.stopping && sent < settings.batchSize) {
-        for (let step = 0; step < MAX_QUEUE_STEPS; step++) {
-          if ((await queueNewEvents(knex, subscription.companyId, subscription.id, new Date())) < QUEUE_STEP) break
+        const wanted = settings.batchSize - sent
+        let queue = await queuedDeliveries(knex, subscription.id, wanted)
+        // The log is read as the deliveries go out, a batch ahead: a burst is queued at the pace it is sent.
+        let queued = queue.length
+        for (let step = 0; queued < wanted && step < MAX_QUEUE_STEPS; step++) {
+          if (!(await this.options.pacer.turn(QUEUE_STEP_COST, stopped))) return
+          const found = await queueNewEvents(knex, subscription.companyId, subscription.id, wanted - queued, new Date())
+          queued += found.queued
+          if (found.examined < QUEUE_STEP) break
         }
-        const queue = await queuedDeliveries(knex, subscription.id, settings.batchSize - sent)
+        if (queued > queue.length) queue = await queuedDeliveries(knex, subscription.id, wanted)
         if (queue.length === 0) break
         const due = new Date(queue[0].nextAttemptAt)
         if (due.getTime() > Date.now()) {
@@ -219,7 +234,8 @@ export class WebhookDispatcher {
     let sent = 0
     try {
       for (const delivery of queue) {
-        if (this.stopping || !(await keepClaim())) return { sent, stop: true }
+        if (!(await this.options.pacer.turn(1, () => this.stopping)) || !(await keepClaim()))
+          return { sent, stop: true }
         if (delivery.data === null || delivery.occurredAt === null) {
           expired.push(delivery.id)
           continue

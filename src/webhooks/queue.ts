@@ -6,7 +6,7 @@ import { typeMatches } from './event-types'
 /**
  * The delivery queue in the database (CONTRACT §13.3). Each subscription keeps its own position
  * in the company's event log (`last_event_id`): the events after it are queued as deliveries
- * (`queueNewEvents`), which go out in delivery id order, one subscription at a time per claim.
+ * (`queueNewEvents`, about a batch ahead of the sending), which go out in delivery id order.
  * An instance works on a subscription only while it holds the subscription's claim
  * (`claimSubscriptions`): on PostgreSQL the claim is taken with `FOR NO KEY UPDATE SKIP LOCKED`,
  * so instances never wait for each other's candidates; SQLite runs one write transaction at a
@@ -57,7 +57,9 @@ const forClaiming = <Q extends Knex.QueryBuilder>(trx: Knex.Transaction, query: 
 
 /**
  * Claims up to `limit` active subscriptions that have work (a queued delivery that is due, or
- * events after their position in the log) and no live claim, least recently served first.
+ * nothing queued and events after their position in the log) and no live claim, least recently
+ * served first. A subscription whose first delivery waits for its retry has nothing to do until
+ * then: the events behind it are queued when it goes on.
  */
 export async function claimSubscriptions(
   knex: Knex,
@@ -179,31 +181,38 @@ async function enqueue(
 }
 
 /**
- * Queues the next events of the log after the subscription's position (at most `QUEUE_STEP`) and
- * moves the position past them; returns how many events it examined (`QUEUE_STEP`: there may be more).
+ * Queues the next events of the log after the subscription's position, up to `room` deliveries
+ * (examining at most `QUEUE_STEP` events), and moves the position past what it examined.
  */
-export async function queueNewEvents(knex: Knex, companyId: number, subscriptionId: number, now: Date) {
+export async function queueNewEvents(
+  knex: Knex,
+  companyId: number,
+  subscriptionId: number,
+  room: number,
+  now: Date
+): Promise<{ examined: number; queued: number }> {
   return knex.transaction(async (trx) => {
     const subscription = await lockSubscription(trx, companyId, subscriptionId)
-    if (!subscription || subscription.deactivatedAt) return 0
+    if (!subscription || subscription.deactivatedAt) return { examined: 0, queued: 0 }
     const events: { id: number; type: string; scope: string }[] = await trx(EVENT_LOG)
       .where({ companyId })
       .andWhere('id', '>', subscription.lastEventId)
       .orderBy('id')
       .limit(QUEUE_STEP)
       .select('id', 'type', 'scope')
-    if (events.length === 0) return 0
-    await enqueue(
-      trx,
-      subscription,
-      companyId,
-      events.filter((event) => wants(subscription, event)),
-      now
-    )
+    const wanted: typeof events = []
+    let examined = 0
+    for (const event of events) {
+      if (wanted.length === room) break
+      examined++
+      if (wants(subscription, event)) wanted.push(event)
+    }
+    if (examined === 0) return { examined: 0, queued: 0 }
+    await enqueue(trx, subscription, companyId, wanted, now)
     await trx(SUBSCRIPTIONS)
       .where({ id: subscriptionId })
-      .update({ lastEventId: events[events.length - 1].id })
-    return events.length
+      .update({ lastEventId: events[examined - 1].id })
+    return { examined, queued: wanted.length }
   })
 }
 

@@ -24,7 +24,8 @@ export const FAST_WEBHOOKS: Configuration['webhooks'] = {
   claimTtlMs: 5000,
   pollMs: 100,
   concurrency: 10,
-  batchSize: 100
+  batchSize: 100,
+  busyPerSecond: 50
 }
 
 export interface WebhookServer {

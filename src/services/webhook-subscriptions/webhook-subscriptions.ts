@@ -1,9 +1,13 @@
+import type { Server } from 'node:http'
+import type { Knex } from 'knex'
 import { NotFound } from '@feathersjs/errors'
 import type { Application, NextFunction } from '../../declarations'
 import { API_PREFIX, registerResource } from '../../resources/register'
 import { mapDatabaseErrors } from '../../resources/errors'
 import { requireApiKey } from '../../resources/hooks'
 import { WebhookDispatcher } from '../../webhooks/dispatcher'
+import { Pacer } from '../../webhooks/pacer'
+import { createKnex } from '../../db/knex'
 import { webhookSubscriptionResource } from './webhook-subscriptions.schema'
 import { requireManageScope, resolverOf, revealSecretOnCreate } from './webhook-subscriptions.rules'
 import {
@@ -19,6 +23,8 @@ declare module '../../declarations' {
   interface Configuration {
     /** This process's sender, while it runs (`webhooks.deliver`); a replay wakes it. */
     webhookDispatcher?: WebhookDispatcher
+    /** The sender's own connections. */
+    webhookDb?: Knex
   }
 }
 
@@ -46,27 +52,35 @@ export const webhookSubscriptions = (app: Application) => {
   })
   app.hooks({
     setup: [
-      async (_context: unknown, next: NextFunction) => {
+      async (context: { server?: Server }, next: NextFunction) => {
         await next()
-        startDelivery(app)
+        startDelivery(app, context.server)
       }
     ],
     teardown: [
       async (_context: unknown, next: NextFunction) => {
         // Before the pool closes: the attempts under way are written and the claims given back.
         await app.get('webhookDispatcher')?.stop()
+        await app.get('webhookDb')?.destroy()
         await next()
       }
     ]
   })
 }
 
-function startDelivery(app: Application) {
+function startDelivery(app: Application, server?: Server) {
   const settings = app.get('webhooks')
   if (!settings.deliver) return
   const knex = app.get('knex')
+  // Connections of its own: on SQLite the requests' one connection never waits behind the sender's
+  // statements (WAL readers do not block each other), on PostgreSQL the sender never takes the pool's.
+  const { url, statementTimeoutMs, acquireTimeoutMs } = app.get('database')
+  const senderDb = createKnex(url, { min: 0, max: 2 }, { statementTimeoutMs, acquireTimeoutMs })
+  const pacer = new Pacer(settings.busyPerSecond)
+  if (server) pacer.watch(server)
   const dispatcher = new WebhookDispatcher({
-    knex,
+    pacer,
+    knex: senderDb,
     settings,
     appSecret: app.get('appSecret'),
     logger: app.get('logger'),
@@ -84,6 +98,7 @@ function startDelivery(app: Application) {
     }
   })
   app.set('webhookDispatcher', dispatcher)
+  app.set('webhookDb', senderDb)
   // Every committed write announces its records: a round soon after, not at the next poll.
   const wake = () => dispatcher.wake()
   for (const [path, service] of Object.entries(app.services)) {
