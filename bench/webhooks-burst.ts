@@ -85,7 +85,7 @@ async function serve(): Promise<{ child: ChildProcess; url: string }> {
  */
 async function receiver() {
   const counts = new Map<string, number>()
-  let held: (() => void)[] = []
+  const held: (() => void)[] = []
   const state = {
     counts,
     holding: false,
