@@ -1536,6 +1536,66 @@ export interface UploadQuery {
   categoryId?: number | null | RangeFilter<number>
 }
 
+// WebhookDelivery: /v1/webhook-subscriptions/{webhookSubscriptionId}/deliveries
+/** A Webhook Delivery as the API answers it. */
+export interface WebhookDelivery {
+  id: number
+  /** The event delivered: its id in the log, also the `webhook-id` header of every attempt. */
+  eventId: string
+  /** The event type. */
+  type: string
+  /** Attempts made so far. */
+  attempts: number
+  /** HTTP status of the last attempt; null: no answer. */
+  lastStatus: number | null
+  /** Why the last attempt failed, or why the delivery was given up. */
+  lastError: string | null
+  /**
+   * When it goes out next; null once delivered or given up.
+   * An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`).
+   */
+  nextAttemptAt: string | null
+  /**
+   * When the receiver answered 2xx.
+   * An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`).
+   */
+  deliveredAt: string | null
+  /**
+   * When it was queued.
+   * An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`).
+   */
+  createdAt: string
+}
+
+/** The list query of `GET /v1/webhook-subscriptions/{webhookSubscriptionId}/deliveries`: exactly its filters, operators and sort keys. */
+export interface WebhookDeliveryQuery {
+  /** The page, from 0 (default 0). */
+  page?: number
+  /** Items a page, 1..20 (default 10). */
+  size?: number
+  /** Sort by filterable fields, in the order given (ties broken by id). */
+  $sort?: SortOf<'id' | 'type' | 'attempts' | 'lastStatus' | 'nextAttemptAt' | 'deliveredAt' | 'createdAt'>
+  id?: number | null | RangeFilter<number>
+  type?: string | null | TextFilter
+  attempts?: number | null | RangeFilter<number>
+  lastStatus?: number | null | RangeFilter<number>
+  nextAttemptAt?: string | null | RangeFilter<string>
+  deliveredAt?: string | null | RangeFilter<string>
+  createdAt?: string | null | RangeFilter<string>
+}
+
+/** The body of `POST /v1/webhook-subscriptions/{webhookSubscriptionId}/replay`. */
+export interface WebhookReplay {
+  /** An event id of the company's log: the events after it are sent again ("0": every retained event). The `webhook-id` of a delivery is its event id. */
+  after: string | number
+}
+
+/** The answer of `POST /v1/webhook-subscriptions/{webhookSubscriptionId}/replay`. */
+export interface WebhookReplayQueued {
+  /** Deliveries queued. */
+  queued: number
+}
+
 // By-user look-ups
 
 /** The query of `GET /v1/time-sheet-days/by-user`: the user's row of that period, created on demand. */
@@ -1798,6 +1858,22 @@ export interface ServiceDefinitions {
     'find' | 'get' | 'create' | 'patch' | 'remove',
     { assignmentEventId: number }
   >
+  'v1/webhook-subscriptions/:webhookSubscriptionId/deliveries': Collection<
+    WebhookDelivery,
+    never,
+    never,
+    WebhookDeliveryQuery,
+    'find',
+    { webhookSubscriptionId: number }
+  >
+  'v1/webhook-subscriptions/:webhookSubscriptionId/replay': Collection<
+    WebhookReplayQueued,
+    WebhookReplay,
+    never,
+    never,
+    'create',
+    { webhookSubscriptionId: number }
+  >
 }
 
 /** Every service of the API with the methods it offers (checked against the server by the tests). */
@@ -1828,5 +1904,7 @@ export const SERVICE_METHODS = {
   'v1/time-sheet-weeks/by-user': ['find'],
   'v1/time-sheet-months/by-user': ['find'],
   'v1/assignments/:assignmentId/uploads': ['find', 'get', 'create', 'patch', 'remove'],
-  'v1/assignment-events/:assignmentEventId/uploads': ['find', 'get', 'create', 'patch', 'remove']
+  'v1/assignment-events/:assignmentEventId/uploads': ['find', 'get', 'create', 'patch', 'remove'],
+  'v1/webhook-subscriptions/:webhookSubscriptionId/deliveries': ['find'],
+  'v1/webhook-subscriptions/:webhookSubscriptionId/replay': ['create']
 } as const

@@ -24,6 +24,8 @@ import { timeSheetDayResource } from './time-sheet-days/time-sheet-days.schema'
 import { timeSheetWeekResource } from './time-sheet-weeks/time-sheet-weeks.schema'
 import { timeSheetMonthResource } from './time-sheet-months/time-sheet-months.schema'
 import { webhookSubscriptionResource } from './webhook-subscriptions/webhook-subscriptions.schema'
+import { DELIVERIES_PATH, webhookDeliveryResource } from './webhook-subscriptions/webhook-deliveries'
+import { REPLAY_PATH, replayBody, replayQueued } from './webhook-subscriptions/webhook-replay'
 import { dayByUser } from './time-sheet-days/time-sheet-days'
 import { weekByUser } from './time-sheet-weeks/time-sheet-weeks'
 import { monthByUser } from './time-sheet-months/time-sheet-months'
@@ -61,6 +63,20 @@ export const declaredResources = [
 
 /** The by-user look-ups, mounted at `/v1/<collection>/by-user` next to their collections. */
 export const declaredLookups = [dayByUser, weekByUser, monthByUser] as const
+
+/**
+ * Services under one record of a collection besides uploads: a webhook subscription's deliveries
+ * (a declared read-only list) and its replay (an action, described by its body and answer). The
+ * typed client's service map and method list include them, with their route parameter.
+ */
+export const declaredNested = [
+  { path: `${API_PREFIX}/${DELIVERIES_PATH}`, route: 'webhookSubscriptionId', resource: webhookDeliveryResource },
+  {
+    path: `${API_PREFIX}/${REPLAY_PATH}`,
+    route: 'webhookSubscriptionId',
+    action: { method: 'create', data: replayBody, result: replayQueued }
+  }
+] as const
 
 export type DeclaredResource = (typeof declaredResources)[number]
 export type DeclaredLookup = (typeof declaredLookups)[number]

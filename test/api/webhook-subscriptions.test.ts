@@ -4,6 +4,7 @@ import { HttpClient } from '../support/http'
 import { socketClient } from '../support/socket'
 import { until } from '../support/wait'
 import { createApiKey } from '../../src/auth/api-keys'
+import { createRestClient } from '../../client/src'
 import type { Configuration } from '../../src/declarations'
 import type { Resolver } from '../../src/webhooks/addresses'
 import { systemResolver } from '../../src/webhooks/addresses'
@@ -111,6 +112,26 @@ forEachDatabase('webhook subscriptions', (suite) => {
     const stored = await suite.server().knex('idempotency_keys').where({ companyId: company.id })
     assert.ok(stored.length > 0)
     assert.ok(!JSON.stringify(stored).includes(first.body.secret.slice('whsec_'.length)))
+  })
+
+  it('is reachable through the typed client: the collection, its deliveries and its replay', async () => {
+    const client = createRestClient(suite.server().url, company.apiKey)
+    const created = (await client
+      .service('v1/webhook-subscriptions')
+      .create({ url: 'https://hooks.example.test/typed', types: ['customers.created'] })) as {
+      id: number
+      secret?: string
+    }
+    assert.match(String(created.secret), SECRET)
+    const route = { webhookSubscriptionId: created.id }
+    const deliveries = await client
+      .service('v1/webhook-subscriptions/:webhookSubscriptionId/deliveries')
+      .find({ route, query: { deliveredAt: null, size: 5 } })
+    assert.deepEqual(deliveries.items, [])
+    const queued = await client
+      .service('v1/webhook-subscriptions/:webhookSubscriptionId/replay')
+      .create({ after: '0' }, { route })
+    assert.deepEqual(queued, { queued: 0 })
   })
 
   describe('URLs that would reach the server or its network (SSRF): 400 naming url', () => {

@@ -1,3 +1,4 @@
+import { Type } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
 import type { Application, HookContext, NextFunction, Params } from '../../declarations'
 import { badRequest } from '../../resources/validation'
@@ -17,6 +18,22 @@ export const REPLAY_PATH = `${COLLECTION}/:webhookSubscriptionId/replay`
 export interface ReplayResult {
   queued: number
 }
+
+/** The replay's body and answer, for the API description and the typed client. */
+export const replayBody = Type.Object(
+  {
+    after: Type.Union([Type.String({ pattern: '^[0-9]{1,15}$' }), Type.Integer({ minimum: 0 })], {
+      description:
+        'An event id of the company\'s log: the events after it are sent again ("0": every retained event). The `webhook-id` of a delivery is its event id.'
+    })
+  },
+  { $id: 'WebhookReplay', additionalProperties: false }
+)
+
+export const replayQueued = Type.Object(
+  { queued: Type.Integer({ minimum: 0, description: 'Deliveries queued.' }) },
+  { $id: 'WebhookReplayQueued', additionalProperties: false }
+)
 
 const AFTER_MESSAGE = 'must be an event id: a decimal string such as "1234" ("0": from the oldest retained event)'
 

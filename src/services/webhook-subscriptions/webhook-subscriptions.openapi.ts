@@ -4,7 +4,7 @@ import { pathTemplate, resourcePaths } from '../../resources/openapi'
 import type { RegisteredResource } from '../../resources/registry'
 import { API_PREFIX } from '../../resources/register'
 import { webhookSubscriptionResource } from './webhook-subscriptions.schema'
-import { REPLAY_PATH } from './webhook-replay'
+import { REPLAY_PATH, replayBody, replayQueued } from './webhook-replay'
 import { COLLECTION } from './webhook-subscriptions.rules'
 
 /**
@@ -34,21 +34,6 @@ const createdSchema = Type.Object(
     })
   },
   { $id: 'WebhookSubscriptionCreated', additionalProperties: false }
-)
-
-const replayBody = Type.Object(
-  {
-    after: Type.Union([Type.String({ pattern: '^[0-9]{1,15}$' }), Type.Integer({ minimum: 0 })], {
-      description:
-        'An event id of the company\'s log: the events after it are sent again ("0": every retained event). The `webhook-id` of a delivery is its event id.'
-    })
-  },
-  { $id: 'WebhookReplay', additionalProperties: false }
-)
-
-const replayQueued = Type.Object(
-  { queued: Type.Integer({ minimum: 0, description: 'Deliveries queued.' }) },
-  { $id: 'WebhookReplayQueued', additionalProperties: false }
 )
 
 export function subscriptionOperations(tools: OpenApiTools, registered: RegisteredResource): PathItems {
