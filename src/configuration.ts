@@ -34,6 +34,8 @@ export const configurationSchema = Type.Object(
       }),
       socketAuthTimeoutMs: Type.Integer({ minimum: 1 })
     }),
+    /** The event log (CONTRACT §13.1): events older than `retentionDays` are pruned (the change feed answers 410 before them). */
+    events: Type.Object({ retentionDays: Type.Number({ exclusiveMinimum: 0 }) }),
     realtime: Type.Object({
       /** How often each instance checks that the keys of its sockets still authenticate (the CLI's revocations). */
       keyCheckIntervalMs: Type.Integer({ minimum: 100 })

@@ -1903,6 +1903,7 @@ export const SERVICE_METHODS = {
   'v1/time-sheet-days/by-user': ['find'],
   'v1/time-sheet-weeks/by-user': ['find'],
   'v1/time-sheet-months/by-user': ['find'],
+  'v1/changes': ['find'],
   'v1/assignments/:assignmentId/uploads': ['find', 'get', 'create', 'patch', 'remove'],
   'v1/assignment-events/:assignmentEventId/uploads': ['find', 'get', 'create', 'patch', 'remove'],
   'v1/webhook-subscriptions/:webhookSubscriptionId/deliveries': ['find'],

@@ -20,6 +20,15 @@ export function allows(scopes: readonly string[], collection: string, access: Ac
 }
 
 /**
+ * The collections among `collections` the scopes can read, or null when they can read every
+ * collection (`*:read`, `*:write`): the change feed shows a key only the events it could read.
+ */
+export function readableCollections(scopes: readonly string[], collections: readonly string[]): string[] | null {
+  if (scopes.some((scope) => scope === '*:read' || scope === '*:write')) return null
+  return collections.filter((collection) => allows(scopes, collection, 'read'))
+}
+
+/**
  * Problems of a requested scope list, by index (`scopes.0`), for a 400 or a CLI error: malformed
  * entries and collections that do not exist. An empty list is refused: a key that can do nothing
  * is a mistake.

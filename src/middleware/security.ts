@@ -55,6 +55,8 @@ export const requestLog = (logger: Logger) => async (ctx: Context, next: Next) =
   const incoming = ctx.get('x-request-id')
   const id = /^[\w.-]{1,64}$/.test(incoming) ? incoming : crypto.randomUUID()
   ctx.set('X-Request-Id', id)
+  // Services see it as params.requestId: the events a request logs carry it (src/events/journal.ts).
+  ctx.feathers = { ...ctx.feathers, requestId: id } as typeof ctx.feathers
   ctx.state.log = logger.child({ requestId: id })
   const started = process.hrtime.bigint()
   try {

@@ -98,6 +98,11 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
     description:
       'State conflict: duplicate, still referenced, locked or illegal workflow move, or a request with the same `Idempotency-Key` still running; `data.reason` says which, `data.ids` names the records where there are.'
   },
+  410: {
+    name: 'Gone',
+    description:
+      'The change feed cursor is older than the retained events (`events.retentionDays`): sync again from a full listing.'
+  },
   413: { name: 'PayloadTooLarge', description: 'Request body too large.' },
   415: { name: 'UnsupportedMediaType', description: 'Body is not `application/json`.' },
   422: {

@@ -19,6 +19,7 @@ import { badRequest, bodyTitle, BodyErrorsSlot } from './validation'
 import { checkReferences } from './references'
 import { isForeignKeyViolation, stillReferenced } from './errors'
 import type { Dialect, ListSearch } from '../db/dialect'
+import { journalOf, loggedTransaction } from '../events/journal'
 
 export interface ListEnvelope<T = Row> {
   page: number
@@ -130,11 +131,18 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     return item
   }
 
-  /** Runs `work` in the request's transaction, or in a new one that commits when it returns. */
+  /**
+   * Runs `work` in the request's transaction, or in a new one that commits when it returns; either
+   * way as a logged write: the events it notes are appended to the log in that transaction
+   * (src/events/journal.ts).
+   */
   async inTransaction<T>(params: Params, work: (params: Params, trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const trx = params.transaction?.trx
-    if (trx) return work(params, trx)
-    return this.knex.transaction((trx) => work({ ...params, transaction: { trx, starting: false } }, trx))
+    return loggedTransaction(this.app, this.knex, params, work)
+  }
+
+  /** Notes the request's own record for the log; Feathers emits its socket event. */
+  private logged(params: Params, action: 'created' | 'patched' | 'removed', record: Row) {
+    journalOf(params).own(this.path, action, record)
   }
 
   /**
@@ -191,7 +199,9 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       )
       const id = typeof inserted === 'object' ? inserted.id : inserted
       await this.resource.afterWrite?.(id, planned)
-      return this.read(id, tx)
+      const created = await this.read(id, tx)
+      this.logged(tx, 'created', created)
+      return created
     })
   }
 
@@ -205,7 +215,9 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
         .andWhere('id', id)
         .update({ ...row, updatedAt: new Date().toISOString() })
       await this.resource.afterWrite?.(Number(id), planned)
-      return this.read(id, tx)
+      const patched = await this.read(id, tx)
+      this.logged(tx, 'patched', patched)
+      return patched
     })
   }
 
@@ -218,6 +230,7 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       await this.deleteRow(remove)
       // `beforeRemove` returned: its plan (if it makes one) is in place.
       await this.resource.afterRemove?.(remove as PlannedRemove<unknown>)
+      this.logged(tx, 'removed', existing)
       return existing
     })
   }
@@ -261,8 +274,11 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   }
 
   app!: Application
-  async setup(app: Application) {
+  /** The path the service is mounted at (`v1/customers`, `v1/assignments/:assignmentId/uploads`): its events' service. */
+  path!: string
+  async setup(app: Application, path: string) {
     this.app = app
+    this.path = path
   }
 }
 

@@ -11,7 +11,8 @@ import type { Day } from '../timesheets/calendar'
 import { EARLIEST_DAY, horizonOf } from '../timesheets/periods'
 import { openSheets } from '../timesheets/recompute'
 import type { WantedSheets } from '../timesheets/sheet-rows'
-import { publishAfterCommit, sheetEvents } from '../timesheets/events'
+import { logSheetEvents, sheetEvents } from '../timesheets/events'
+import { loggedTransaction } from '../events/journal'
 
 /**
  * The by-user look-ups (CONTRACT §7.7): `GET /v1/<collection>/by-user?userId=..&<period>=..`
@@ -110,10 +111,10 @@ export class ByUserService {
     const where = { companyId: company.id, userId, [param]: value }
     const existing = await knex(resource.table).where(where).first('id')
     if (existing) return rows.read(existing.id, params)
-    return knex.transaction(async (trx) => {
-      const tx: Params = { ...params, transaction: { trx, starting: false } }
+    // Rows created by a look-up are logged as `created` (CONTRACT §13.6), in the look-up's transaction.
+    return loggedTransaction(app, knex, params, async (tx, trx) => {
       const created = await openSheets(trx, company.id, userId, this.spec.wanted(value))
-      await publishAfterCommit(app, tx, sheetEvents(created))
+      logSheetEvents(tx, sheetEvents(created))
       const row = await trx(resource.table).where(where).first('id')
       return rows.read(row.id, tx)
     })

@@ -85,13 +85,18 @@ export type DeclaredLookup = (typeof declaredLookups)[number]
 export type PathOf<R extends { path: string }> = `${typeof API_PREFIX}/${R['path']}`
 export type LookupPathOf<L extends { resource: { path: string } }> = `${PathOf<L['resource']>}/by-user`
 
+/** The change feed (src/services/changes/): the event log, read next to the collections. */
+export const CHANGES_PATH = `${API_PREFIX}/changes` as const
+export const CHANGES_METHODS = ['find'] as const
+
 /** Every declared path with the methods it offers, for clients and checks that need them at run time. */
 export const declaredMethods = Object.fromEntries([
   ...declaredResources.map((resource) => [`${API_PREFIX}/${resource.path}`, [...resource.methods]]),
-  ...declaredLookups.map((lookup) => [`${API_PREFIX}/${lookup.resource.path}/by-user`, [...BY_USER_METHODS]])
+  ...declaredLookups.map((lookup) => [`${API_PREFIX}/${lookup.resource.path}/by-user`, [...BY_USER_METHODS]]),
+  [CHANGES_PATH, [...CHANGES_METHODS]]
 ]) as { [R in DeclaredResource as PathOf<R>]: R['methods'][number][] } & {
   [L in DeclaredLookup as LookupPathOf<L>]: (typeof BY_USER_METHODS)[number][]
-} satisfies Record<string, Method[]>
+} & { [CHANGES_PATH]: (typeof CHANGES_METHODS)[number][] } satisfies Record<string, Method[]>
 
 declare module '../declarations' {
   // The services by path, derived from the declarations (the generator writes one entry per service).

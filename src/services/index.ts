@@ -21,6 +21,7 @@ import { uploads } from './uploads/uploads'
 import { timeSheetDays } from './time-sheet-days/time-sheet-days'
 import { timeSheetWeeks } from './time-sheet-weeks/time-sheet-weeks'
 import { timeSheetMonths } from './time-sheet-months/time-sheet-months'
+import { changes } from './changes/changes'
 import { webhookSubscriptions } from './webhook-subscriptions/webhook-subscriptions'
 
 /** Every /v1 service; each is a declaration registered through the shared machinery. */
@@ -48,4 +49,6 @@ export const services = (app: Application) => {
   app.configure(timeSheetWeeks)
   app.configure(timeSheetMonths)
   app.configure(webhookSubscriptions)
+  // After every collection: the feed's event types are theirs.
+  app.configure(changes)
 }

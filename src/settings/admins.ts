@@ -8,6 +8,10 @@ import { badRequest } from '../resources/validation'
 import { createAccount, deactivateAccount, passwordError, setPassword } from '../services/users/user-accounts'
 import { validateBodyWith } from './settings.hooks'
 import { announceRevokedKeys } from '../sync/topics'
+import { journalOf, loggedTransaction } from '../events/journal'
+
+/** Admins are /v1 users: their changes are logged as `users.*` events with the admin as actor. */
+const USERS_PATH = 'v1/users'
 
 // Lengths are checked by passwordError (bytes as well as characters), with the messages /v1 uses.
 const Password = () => Type.String({ maxLength: 1000 })
@@ -89,12 +93,16 @@ export class AdminsService {
     const body = validateBodyWith(adminDataSchema, 'Admin', data)
     const problem = passwordError(body.password)
     if (problem) throw badRequest('Invalid Admin body', { password: problem })
-    const id = await createAccount(this.db, {
-      companyId: params.company!.id,
-      email: body.email,
-      fullName: body.fullName,
-      roleType: 'admin',
-      password: body.password
+    const id = await loggedTransaction(this.app, this.db, params, async (tx, trx) => {
+      const created = await createAccount(trx, {
+        companyId: params.company!.id,
+        email: body.email,
+        fullName: body.fullName,
+        roleType: 'admin',
+        password: body.password
+      })
+      journalOf(tx).touch(USERS_PATH, 'created', [created])
+      return created
     })
     return this.get(id, params)
   }
@@ -111,13 +119,21 @@ export class AdminsService {
     if (!passwordHash || !(await bcrypt.compare(body.currentPassword, passwordHash))) {
       throw badRequest('Invalid PasswordChange body', { currentPassword: 'is not your current password' })
     }
-    await setPassword(this.db, id, body.password)
+    await loggedTransaction(this.app, this.db, params, async (tx, trx) => {
+      await setPassword(trx, id, body.password)
+      journalOf(tx).touch(USERS_PATH, 'patched', [id])
+    })
     return this.get(id, params)
   }
 
   async remove(id: number, params: Params): Promise<AdminItem> {
     await this.get(id, params)
-    const { apiKeyIds } = await deactivateAccount(this.db, params.company!.id, id)
+    const { apiKeyIds } = await loggedTransaction(this.app, this.db, params, async (tx, trx) => {
+      const deactivated = await deactivateAccount(trx, params.company!.id, id)
+      journalOf(tx).touch(USERS_PATH, 'patched', [id])
+      return deactivated
+    })
+    // After commit: the deactivated admin's keys stop (CONTRACT §12).
     announceRevokedKeys(this.app.get('bus'), apiKeyIds)
     return this.get(id, params)
   }

@@ -9,6 +9,9 @@ import { DateString, DayMinutes, INT32_MAX, Nullable } from '../resources/types'
 import { badRequest } from '../resources/validation'
 import { WEEKDAYS, WorkingTimeModel } from '../timesheets/working-time'
 import { recomputeCompany } from '../timesheets/recompute'
+import { COMPANY_RECOMPUTED, RecomputeReason, companyRecomputed } from '../timesheets/events'
+import { journalOf, loggedTransaction } from '../events/journal'
+import { workDaysChanged, workDaysOf } from '../services/user-absences/user-absences.rules'
 import { CompanyVersion, FIRST_VERSION_DAY, companyVersionOf, companyVersionOn } from '../timesheets/schedule'
 import { VersionRange, assertNoLockedMonthIn, earliestOf, rangeOf } from '../timesheets/schedule-changes'
 import { EARLIEST_DAY, addDays, today } from '../timesheets/periods'
@@ -125,6 +128,27 @@ async function lockCompany(trx: Knex.Transaction, companyId: number): Promise<{ 
 }
 
 /**
+ * Recomputes the company from `fromDay` and logs what changed as one `company.recomputed`
+ * (nothing when no stored figure and no absence's `workDays` changed). Runs in the settings
+ * write's logged transaction, after the change it follows.
+ */
+async function recomputeAndLog(
+  app: Application,
+  params: Params,
+  trx: Knex.Transaction,
+  reason: RecomputeReason,
+  fromDay: string | null,
+  workDaysBefore: Map<number, { workDays: number }>
+) {
+  const companyId = params.company!.id
+  const changed = await recomputeCompany(trx, companyId, fromDay)
+  const call = { app, params, trx, companyId }
+  const absences = workDaysChanged(workDaysBefore, await workDaysOf(call, null, fromDay))
+  const data = await companyRecomputed(trx, companyId, { reason, fromDay, changed, absences })
+  if (data) journalOf(params).companyEvent(COMPANY_RECOMPUTED, { ...data })
+}
+
+/**
  * `settings/company`: the company's country and timezone, and its working-time versions to read
  * (CONTRACT §7.1, §11.2). `find` reads it, `PATCH /settings/company` (no id) changes country and
  * timezone; versions are written through `settings/working-times`.
@@ -164,7 +188,7 @@ export class CompanySettingsService {
     }
     const body = validateBodyWith(companySettingsPatchSchema, 'CompanySettings', data)
     const companyId = params.company!.id
-    return this.db.transaction(async (trx) => {
+    return loggedTransaction(this.app, this.db, params, async (tx, trx) => {
       // Under the lock: two timezone changes at once must not both compare with the old zone
       // (the second would see no change and skip the recomputation its own change needs).
       await lockCompany(trx, companyId)
@@ -179,12 +203,16 @@ export class CompanySettingsService {
           : {})
       }
       if (Object.keys(errors).length) throw badRequest('Invalid CompanySettings body', errors)
+      const zoneChanged = next.timezone !== current.timezone
+      const workDaysBefore = zoneChanged
+        ? await workDaysOf({ app: this.app, params: tx, trx, companyId }, null, null)
+        : null
       await trx('companies')
         .where({ id: companyId })
         .update({ country: next.country, timezone: next.timezone, updatedAt: new Date().toISOString() })
       // Every calendar day moves with the timezone: all days are recomputed, except that approved
       // days stay frozen and locked months keep their snapshots (CONTRACT §7.6).
-      if (next.timezone !== current.timezone) await recomputeCompany(trx, companyId, null)
+      if (workDaysBefore) await recomputeAndLog(this.app, tx, trx, 'timezone', null, workDaysBefore)
       return this.read(trx, companyId)
     })
   }
@@ -221,14 +249,22 @@ export class WorkingTimesService {
     work: (
       trx: Knex.Transaction,
       versions: WorkingTimeVersion[],
-      company: { id: number; timezone: string }
+      company: { id: number; timezone: string },
+      prepare: (ranges: VersionRange[]) => Promise<void>
     ) => Promise<{ id?: number; ranges: VersionRange[] }>
   ) {
     const companyId = params.company!.id
-    return this.db.transaction(async (trx) => {
+    return loggedTransaction(this.app, this.db, params, async (tx, trx) => {
       const { timezone } = await lockCompany(trx, companyId)
-      const { id, ranges } = await work(trx, await versionsOf(trx, companyId), { id: companyId, timezone })
-      if (ranges.length) await recomputeCompany(trx, companyId, earliestOf(ranges))
+      let workDaysBefore = new Map<number, { workDays: number }>()
+      // Before the version's row is written: the absences' workDays as they were.
+      const prepare = async (ranges: VersionRange[]) => {
+        await assertNoLockedMonthIn(trx, companyId, null, ranges)
+        workDaysBefore = await workDaysOf({ app: this.app, params: tx, trx, companyId }, null, earliestOf(ranges))
+      }
+      const { id, ranges } = await work(trx, await versionsOf(trx, companyId), { id: companyId, timezone }, prepare)
+      if (ranges.length)
+        await recomputeAndLog(this.app, tx, trx, 'working-time-versions', earliestOf(ranges), workDaysBefore)
       return id === undefined
         ? undefined
         : versionItem(await trx('company_working_times').where({ id, companyId }).first())
@@ -252,7 +288,7 @@ export class WorkingTimesService {
 
   async create(data: unknown, params: Params): Promise<WorkingTimeVersion> {
     const body = validateBodyWith(workingTimeVersionSchema, 'WorkingTimeVersion', data)
-    const result = await this.write(params, async (trx, versions, company) => {
+    const result = await this.write(params, async (trx, versions, company, prepare) => {
       const validFrom: string = body.validFrom ?? addDays(today(company.timezone), 1)
       const { id: _id, validFrom: _from, ...base } = companyVersionOn(versions, validFrom)
       // A bad body is 400 whatever else is wrong: 1970-01-01 is before 2000, not the first version's day.
@@ -264,7 +300,7 @@ export class WorkingTimesService {
           versions.map((version) => version.validFrom)
         )
       ]
-      await assertNoLockedMonthIn(trx, company.id, null, ranges)
+      await prepare(ranges)
       const now = new Date().toISOString()
       const [inserted] = await trx('company_working_times').insert(
         { companyId: company.id, ...row, createdAt: now, updatedAt: now },
@@ -277,7 +313,7 @@ export class WorkingTimesService {
 
   async patch(id: number, data: unknown, params: Params): Promise<WorkingTimeVersion> {
     const body = validateBodyWith(workingTimeVersionSchema, 'WorkingTimeVersion', data)
-    const result = await this.write(params, async (trx, versions, company) => {
+    const result = await this.write(params, async (trx, versions, company, prepare) => {
       const index = versions.findIndex((version) => version.id === id)
       if (index < 0) throw new NotFound(`No working-time version ${id}`)
       const { id: _id, ...existing } = versions[index]
@@ -297,7 +333,7 @@ export class WorkingTimesService {
       // Writing a version back as it is changes no day: no 409 for a locked month it spans, no recomputation.
       if (sameVersion(next, existing)) return { id, ranges: [] }
       const ranges = [rangeOf(existing.validFrom, others), rangeOf(validFrom, others)]
-      await assertNoLockedMonthIn(trx, company.id, null, ranges)
+      await prepare(ranges)
       await trx('company_working_times')
         .where({ id, companyId: company.id })
         .update({ ...row, updatedAt: new Date().toISOString() })
@@ -307,7 +343,7 @@ export class WorkingTimesService {
   }
 
   async remove(id: number, params: Params): Promise<null> {
-    await this.write(params, async (trx, versions, company) => {
+    await this.write(params, async (trx, versions, company, prepare) => {
       const index = versions.findIndex((version) => version.id === id)
       if (index < 0) throw new NotFound(`No working-time version ${id}`)
       if (index === 0) {
@@ -318,7 +354,7 @@ export class WorkingTimesService {
       }
       const others = versions.filter((version) => version.id !== id).map((version) => version.validFrom)
       const ranges = [rangeOf(versions[index].validFrom, others)]
-      await assertNoLockedMonthIn(trx, company.id, null, ranges)
+      await prepare(ranges)
       await trx('company_working_times').where({ id, companyId: company.id }).delete()
       return { ranges }
     })

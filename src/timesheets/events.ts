@@ -1,15 +1,17 @@
 import type { Knex } from 'knex'
-import type { Application, Params } from '../declarations'
-import type { ResourceService } from '../resources/service'
+import type { Params } from '../declarations'
+import { journalOf } from '../events/journal'
 import type { FanOutResult } from './fan-out'
-import type { CreatedRows } from './sheet-rows'
+import { CreatedRows, DAY_TABLE, MONTH_TABLE, WEEK_TABLE, dayOf } from './sheet-rows'
 import type { Recomputed } from './recompute'
+import { addDays, monthOf } from './periods'
 
 /**
- * Service events for rows that a request changes besides its own record (days moved by a week
- * or month, rows created on demand). They are read and shaped inside the transaction and emitted
- * once it commits, so that a rolled-back request announces nothing; the app's publisher sends
- * them to the company channel of `params.company`.
+ * Events for the time-sheet rows a request changes besides its own record (rows it created on
+ * demand, days moved by a week or month, rows its recomputation changed). They are noted in the
+ * request's event journal: appended to the event log in the request's transaction with the rows'
+ * final state, and sent to the company's sockets once it commits, so that a rolled-back request
+ * logs and announces nothing (src/events/journal.ts).
  */
 export interface SheetEvent {
   path: string
@@ -17,43 +19,35 @@ export interface SheetEvent {
   ids: number[]
 }
 
-export async function publishAfterCommit(app: Application, params: Params, events: SheetEvent[]) {
-  const trx = params.transaction?.trx as Knex.Transaction | undefined
-  const company = params.company
-  if (!trx || !company) return
-  const ready: { path: string; event: string; records: Record<string, unknown>[] }[] = []
-  for (const { path, event, ids } of events) {
-    if (ids.length === 0) continue
-    const service: ResourceService = app.service(path)
-    const rows = await trx(service.resource.table)
-      .where({ companyId: company.id })
-      .whereIn('id', [...new Set(ids)])
-      .orderBy('id')
-    ready.push({ path, event, records: await service.decode(rows, params) })
-  }
-  if (ready.length === 0) return
-  trx.executionPromise.then(
-    () => {
-      for (const { path, event, records } of ready) {
-        const method = event === 'created' ? 'create' : 'patch'
-        for (const record of records)
-          app.service(path).emit(event, record, { path, method, params: { company }, result: record })
-      }
-    },
-    () => undefined
-  )
+/** Notes `events` in the journal of the write `params` belongs to. */
+export function logSheetEvents(params: Params, events: SheetEvent[]) {
+  const journal = journalOf(params)
+  for (const { path, event, ids } of events) journal.touch(path, event, ids)
 }
 
 const idsOf = (rows: { id: number }[]) => rows.map((row) => row.id)
 
 /**
  * `created` for the time-sheet rows a request created on demand (`openSheets`, `ensureSheets`),
- * then, with `changed`, `patched` for the other rows its recomputation changed. Rows in `own` are
+ * then `patched` for the other rows that opening them or the request's recomputation changed. Rows in `own` are
  * left out of both: they are the request's record, which its service announces.
  */
-export function sheetEvents(created: CreatedRows, changed?: Recomputed, own: Partial<Recomputed> = {}): SheetEvent[] {
+export function sheetEvents(
+  created: CreatedRows & { changed?: Recomputed },
+  recomputed?: Recomputed,
+  own: Partial<Recomputed> = {}
+): SheetEvent[] {
   const made = { days: idsOf(created.days), weeks: idsOf(created.weeks), months: idsOf(created.months) }
   const without = (ids: number[], skip: number[] = []) => ids.filter((id) => !skip.includes(id))
+  // Rows opened on demand pass their carry on to the months after them (`openSheets`).
+  const both = [created.changed, recomputed].filter((found): found is Recomputed => found !== undefined)
+  const changed: Recomputed | undefined = both.length
+    ? {
+        days: both.flatMap((found) => found.days),
+        weeks: both.flatMap((found) => found.weeks),
+        months: both.flatMap((found) => found.months)
+      }
+    : undefined
   return [
     { path: 'v1/time-sheet-days', event: 'created', ids: without(made.days, own.days) },
     { path: 'v1/time-sheet-weeks', event: 'created', ids: without(made.weeks, own.weeks) },
@@ -68,10 +62,14 @@ export function sheetEvents(created: CreatedRows, changed?: Recomputed, own: Par
   ]
 }
 
-/** The events of a week or month move: `created` for each row created for it, `patched` for each day that moved. */
-export function publishFanOut(app: Application, params: Params, result: FanOutResult) {
-  return publishAfterCommit(app, params, [
-    ...sheetEvents(result.created),
+/**
+ * The events of a week or month move: `created` for each row created for it, `patched` for each
+ * day that moved and for every row the move's recomputation changed (the week and month counts,
+ * the days' figures, the carry of later months).
+ */
+export function logFanOut(params: Params, result: FanOutResult) {
+  logSheetEvents(params, [
+    ...sheetEvents(result.created, result.changed),
     { path: 'v1/time-sheet-days', event: 'patched', ids: result.moved }
   ])
 }
@@ -91,6 +89,89 @@ export function recomputedEvents(changed: Recomputed, except: Partial<Recomputed
   ]
 }
 
-/** Announces, after commit, the rows a recomputation changed (see `recomputedEvents`), for the call that changed them. */
-export const publishRecomputed = ({ app, params }: { app: Application; params: Params }, changed: Recomputed) =>
-  publishAfterCommit(app, params, recomputedEvents(changed))
+/** Logs and announces the rows a recomputation changed (see `recomputedEvents`), for the call that changed them. */
+export const logRecomputed = ({ params }: { params: Params }, changed: Recomputed) =>
+  logSheetEvents(params, recomputedEvents(changed))
+
+// --- company.recomputed ---------------------------------------------------------------------------
+
+export const COMPANY_RECOMPUTED = 'company.recomputed'
+
+/** Why many rows were recomputed at once: a company working-time version, the timezone, a release's upgrade. */
+export type RecomputeReason = 'working-time-versions' | 'timezone' | 'upgrade'
+
+/**
+ * The data of `company.recomputed` (CONTRACT §13.1): one event instead of one per row. `userIds`:
+ * the users whose time-sheet rows changed or whose absences' `workDays` moved; `months`: the
+ * months (first days) whose day, week or month rows changed; `fromDay`: where the recomputation
+ * started (null: every day of those users). An integrator re-reads those users' time-sheet rows
+ * and absences from `fromDay` on (of `months`).
+ */
+export interface CompanyRecomputed {
+  reason: RecomputeReason
+  fromDay: string | null
+  userIds: number[]
+  months: string[]
+}
+
+/** The months of the rows of `table` among `ids` (a week counts for the months of its first and last day). */
+async function monthsOfRows(trx: Knex.Transaction, companyId: number, table: string, column: string, ids: number[]) {
+  const months = new Set<string>()
+  for (let start = 0; start < ids.length; start += 500) {
+    const rows = await trx(table)
+      .where({ companyId })
+      .whereIn('id', ids.slice(start, start + 500))
+      .select(column)
+    for (const row of rows) {
+      const day = dayOf(row[column])
+      months.add(monthOf(day))
+      if (table === WEEK_TABLE) months.add(monthOf(addDays(day, 6)))
+    }
+  }
+  return months
+}
+
+/** The `company.recomputed` data of a recomputation of many users, or null when it changed nothing. */
+export async function companyRecomputed(
+  trx: Knex.Transaction,
+  companyId: number,
+  {
+    reason,
+    fromDay,
+    changed,
+    absences = []
+  }: {
+    reason: RecomputeReason
+    fromDay: string | null
+    changed: Map<number, Recomputed>
+    absences?: { userId: number }[]
+  }
+): Promise<CompanyRecomputed | null> {
+  const userIds = new Set([...changed.keys(), ...absences.map((absence) => absence.userId)])
+  if (userIds.size === 0) return null
+  const all = (pick: (rows: Recomputed) => number[]) => [...changed.values()].flatMap(pick)
+  const months = new Set([
+    ...(await monthsOfRows(
+      trx,
+      companyId,
+      DAY_TABLE,
+      'day',
+      all((rows) => rows.days)
+    )),
+    ...(await monthsOfRows(
+      trx,
+      companyId,
+      WEEK_TABLE,
+      'weekStart',
+      all((rows) => rows.weeks)
+    )),
+    ...(await monthsOfRows(
+      trx,
+      companyId,
+      MONTH_TABLE,
+      'month',
+      all((rows) => rows.months)
+    ))
+  ])
+  return { reason, fromDay, userIds: [...userIds].sort((a, b) => a - b), months: [...months].sort() }
+}

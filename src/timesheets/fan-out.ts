@@ -5,7 +5,7 @@ import type { Row } from '../resources/define-resource'
 import { Day, calendarDay } from './calendar'
 import { monthDays, monthOf, today, weekDays, weekStartOf } from './periods'
 import { CreatedRows, DAY_TABLE, MONTH_TABLE, dayOf } from './sheet-rows'
-import { openSheets, recompute } from './recompute'
+import { Recomputed, openSheets, recompute } from './recompute'
 import { MONTH_MOVES, SheetStatus, WEEK_MOVES, assertDaysHappened, assertMove, moveColumns } from './workflow'
 import { weekStatus } from './aggregates'
 
@@ -26,9 +26,15 @@ export interface FanOutResult {
   /** Day rows whose status changed. */
   moved: number[]
   created: CreatedRows
+  /** Rows whose stored values the move's recomputation changed (the moved days, their week and month, later carries). */
+  changed: Recomputed
 }
 
-const NOTHING_MOVED = (): FanOutResult => ({ moved: [], created: { days: [], weeks: [], months: [] } })
+const NOTHING_MOVED = (): FanOutResult => ({
+  moved: [],
+  created: { days: [], weeks: [], months: [] },
+  changed: { days: [], weeks: [], months: [] }
+})
 
 const daysOf = (rows: Row[]) => rows.map((row) => dayOf(row.day)).sort()
 
@@ -135,12 +141,12 @@ export async function fanOutDays(
     })
   }))
   await updateRows(trx, DAY_TABLE, owner.companyId, moves, { updatedAt: now })
-  await recompute(trx, owner.companyId, owner.userId, {
+  const changed = await recompute(trx, owner.companyId, owner.userId, {
     days,
     weekStarts: days.map(weekStartOf),
     months: days.map(monthOf)
   })
-  return { moved: moving.map((row) => Number(row.id)), created }
+  return { moved: moving.map((row) => Number(row.id)), created, changed }
 }
 
 /**

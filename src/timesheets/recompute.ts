@@ -229,17 +229,25 @@ export async function recomputeUser(
 /**
  * Recomputes every user's time sheets from `fromDay` on (all of them with null), after the
  * company's working-time model or timezone changed. Approved days stay frozen (and are flagged
- * `recomputable`), locked months keep their snapshots. Users are locked in id order.
+ * `recomputable`), locked months keep their snapshots. Users are locked in id order. Returns the
+ * rows that changed, by user (users without a change are left out).
  */
-export async function recomputeCompany(trx: Knex.Transaction, companyId: number, fromDay: Day | null): Promise<void> {
+export async function recomputeCompany(
+  trx: Knex.Transaction,
+  companyId: number,
+  fromDay: Day | null
+): Promise<Map<number, Recomputed>> {
   const users = new Set<number>()
   for (const table of [DAY_TABLE, WEEK_TABLE, MONTH_TABLE]) {
     for (const row of await trx(table).where({ companyId }).distinct('userId')) users.add(Number(row.userId))
   }
+  const changed = new Map<number, Recomputed>()
   for (const userId of [...users].sort((a, b) => a - b)) {
     await lockUserTime(trx, { companyId, userId })
-    await recomputeUser(trx, companyId, userId, fromDay)
+    const result = await recomputeUser(trx, companyId, userId, fromDay)
+    if (result.days.length + result.weeks.length + result.months.length > 0) changed.set(userId, result)
   }
+  return changed
 }
 
 /**
@@ -257,6 +265,11 @@ export async function lockUserTime(
   await lockedForWrite(trx, trx('users').where({ id: userId, companyId })).first('id')
 }
 
+/** The rows `openSheets` created, and the rows their computation changed (new months pass their carry on). */
+export interface OpenedSheets extends CreatedRows {
+  changed: Recomputed
+}
+
 /**
  * Creates the missing rows of `wanted` (days with their week and month; months gap-free) and
  * computes them, in the caller's transaction, under the user's lock.
@@ -266,19 +279,19 @@ export async function openSheets(
   companyId: number,
   userId: number,
   wanted: WantedSheets
-): Promise<CreatedRows> {
+): Promise<OpenedSheets> {
   await lockUserTime(trx, { companyId, userId })
   const account = await loadAccountStart(trx, companyId, userId)
   const created = await ensureSheets(trx, companyId, userId, wanted, chainStartOf(account))
   const keys = (rows: { key: Day }[]) => rows.map((row) => row.key)
-  await recompute(
+  const changed = await recompute(
     trx,
     companyId,
     userId,
     { days: keys(created.days), weekStarts: keys(created.weeks), months: keys(created.months) },
     account
   )
-  return created
+  return { ...created, changed }
 }
 
 /** Recomputes the existing rows of `scope` and the carry chain after its months (`known`: the account start, when the caller has read it). */

@@ -1,5 +1,8 @@
 import type { Knex } from 'knex'
-import { recomputeUser, lockUserTime } from './recompute'
+import { randomUUID } from 'node:crypto'
+import { Recomputed, recomputeUser, lockUserTime } from './recompute'
+import { appendEvents } from '../events/event-log'
+import { COMPANY_RECOMPUTED, companyRecomputed } from './events'
 
 /**
  * Recomputations that a release owes the figures it already stored, run once, right after the
@@ -8,6 +11,26 @@ import { recomputeUser, lockUserTime } from './recompute'
  * Locked months keep their snapshots and approved days stay frozen, as for any recomputation.
  */
 type Upgrade = (db: Knex) => Promise<number>
+
+/**
+ * An upgrade's recomputation of a user is logged like a company's, as one `company.recomputed`
+ * (reason `upgrade`) by the system, in the recomputation's transaction (CONTRACT §13.1).
+ */
+async function logUpgrade(trx: Knex.Transaction, companyId: number, userId: number, changed: Recomputed) {
+  const changes = changed.days.length + changed.weeks.length + changed.months.length > 0
+  const data = changes
+    ? await companyRecomputed(trx, companyId, {
+        reason: 'upgrade',
+        fromDay: null,
+        changed: new Map([[userId, changed]])
+      })
+    : null
+  if (!data) return
+  await appendEvents(trx, companyId, [{ type: COMPANY_RECOMPUTED, scope: 'company', data: { ...data } }], {
+    actor: { system: true },
+    requestId: randomUUID()
+  })
+}
 
 const UPGRADES: Record<string, Upgrade> = {
   // CONTRACT §11.5: an approved needCompensation absence keeps the target with or without
@@ -23,7 +46,8 @@ const UPGRADES: Record<string, Upgrade> = {
     for (const { companyId, userId } of users) {
       await db.transaction(async (trx) => {
         await lockUserTime(trx, { companyId, userId })
-        await recomputeUser(trx, Number(companyId), Number(userId))
+        const changed = await recomputeUser(trx, Number(companyId), Number(userId))
+        await logUpgrade(trx, Number(companyId), Number(userId), changed)
       })
     }
     return users.length

@@ -238,7 +238,8 @@ forEachDatabase('scoped API keys', (suite) => {
       const unchecked: string[] = []
       for (const service of services) {
         const collection = service.split('/')[1]
-        if (collection === 'time-entry-types') continue
+        // The change feed opens to any read scope and shows each key its collections (test/api/changes.test.ts).
+        if (collection === 'time-entry-types' || service === 'v1/changes') continue
         const url =
           '/' +
           service

@@ -214,16 +214,18 @@ forEachDatabase('time-sheet-weeks', (suite) => {
     assert.ok((await daysOf(userId)).every((d) => d.status === 'approved'))
   })
 
-  it("sends 'patched' for each day a week move changes", async () => {
+  it("sends an event for each day a week move changes ('created' for a day row the move creates)", async () => {
     const socket = socketClient(suite.server().url)
     try {
       await socket.client.authenticate({ strategy: 'apiKey', apiKey: a.apiKey })
       const userId = await f.newUser(a, { employedFrom: '2026-10-01' })
       const week = await f.week(a, userId, '2026-10-12')
       const patched: string[] = []
-      socket.client.service('v1/time-sheet-days').on('patched', (day: any) => {
-        if (day.userId === userId) patched.push(`${day.day} ${day.status}`)
-      })
+      // One event per row and request (CONTRACT §13.1): a day row the move creates is `created`, with its new status.
+      for (const event of ['created', 'patched'])
+        socket.client.service('v1/time-sheet-days').on(event, (day: any) => {
+          if (day.userId === userId) patched.push(`${day.day} ${day.status}`)
+        })
       await patch(week.id, { status: 'submitted' })
       await until(() => patched.length >= 7)
       assert.deepEqual(

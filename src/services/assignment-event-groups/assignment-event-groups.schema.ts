@@ -3,6 +3,7 @@ import type { ValidationErrors } from '../../resources/define-resource'
 import { nextOrder } from '../../resources/ordering'
 import { Id, Int32, Nullable, Str, Text } from '../../resources/types'
 import { defaultFromCatalogue, refuseClearing } from '../assignments/work-order-rules'
+import { journalOf } from '../../events/journal'
 
 export const assignmentEventGroupResource = defineResource({
   path: 'assignment-event-groups',
@@ -35,10 +36,16 @@ export const assignmentEventGroupResource = defineResource({
     }
     return errors
   },
-  /** Its events stay, ungrouped (the FK would null them too; this also marks them changed). */
-  async beforeRemove({ trx, companyId, id: groupId }) {
+  /** Its events stay, ungrouped (the FK would null them too; this also marks them changed and logs them). */
+  async beforeRemove({ trx, companyId, id: groupId, params }) {
+    const events: { id: number }[] = await trx('assignmentEvents').where({ companyId, groupId }).select('id')
     await trx('assignmentEvents')
       .where({ companyId, groupId })
       .update({ groupId: null, updatedAt: new Date().toISOString() })
+    journalOf(params).touch(
+      'v1/assignment-events',
+      'patched',
+      events.map((event) => Number(event.id))
+    )
   }
 })

@@ -208,7 +208,7 @@ export const assignmentEventResource = defineResource({
     for (const row of rows) byEvent.get(Number(row.eventId))?.[row.field].push(Number(row.refId))
     for (const item of items) for (const field of Object.keys(JOINS)) item[field].sort((a: number, b: number) => a - b)
   },
-  /** Its uploads and assignments go with it (FK cascade); files after commit. Booked time → 409. */
+  /** Its uploads go with it (FK cascade; logged as removed); files after commit. Booked time → 409. */
   async beforeRemove(remove) {
     const eventId = remove.id
     await refuseWhenBooked(remove, (q) => q.where({ eventId }), 'assignment event')

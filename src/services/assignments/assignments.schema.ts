@@ -2,7 +2,13 @@ import type { Knex } from 'knex'
 import { defineResource, writable } from '../../resources/define-resource'
 import type { ValidationErrors } from '../../resources/define-resource'
 import { Address, AddressWrite, Color, Id, Nullable, Str, Text } from '../../resources/types'
-import { defaultFromCatalogue, refuseClearing, refuseWhenBooked, scheduleUploadFiles } from './work-order-rules'
+import {
+  defaultFromCatalogue,
+  logCascade,
+  refuseClearing,
+  refuseWhenBooked,
+  scheduleUploadFiles
+} from './work-order-rules'
 
 /**
  * The next free number of the company's sequence. The upsert locks the counter row until the
@@ -72,11 +78,16 @@ export const assignmentResource = defineResource({
     }
     return errors
   },
-  /** Events, groups and uploads go with the assignment (FK cascade); their files after commit. */
+  /**
+   * Events, groups and uploads go with the assignment (FK cascade): each is logged as removed, as it
+   * was before (uploads, events, groups, then the assignment); their files after commit.
+   */
   async beforeRemove(remove) {
     const assignmentId = remove.id
     const events = remove.trx('assignmentEvents').where({ assignmentId }).select('id')
     await refuseWhenBooked(remove, (q) => q.where({ assignmentId }).orWhereIn('eventId', events.clone()), 'assignment')
     await scheduleUploadFiles(remove, (q) => q.where({ assignmentId }).orWhereIn('assignmentEventId', events.clone()))
+    await logCascade(remove, 'v1/assignment-events', 'assignment_events', { assignmentId })
+    await logCascade(remove, 'v1/assignment-event-groups', 'assignment_event_groups', { assignmentId })
   }
 })

@@ -2,6 +2,7 @@ import { defineResource, writable } from '../../resources/define-resource'
 import type { Row } from '../../resources/define-resource'
 import { IdList, Int32, Nullable, Str, Timestamp } from '../../resources/types'
 import { defaultOrder } from '../../resources/ordering'
+import { journalOf } from '../../events/journal'
 
 /** Members live in `gang_users`; `userIds` is always the whole list (null or [] clears it), ascending. */
 export const gangResource = defineResource({
@@ -37,7 +38,16 @@ export const gangResource = defineResource({
     for (const row of rows) members.get(Number(row.gangId))?.push(Number(row.userId))
     for (const item of items) item.userIds = members.get(item.id)
   },
-  async beforeRemove({ trx, companyId, id: gangId }) {
+  /** The events it was assigned to lose it (FK cascade): they are marked changed and logged. */
+  async beforeRemove({ trx, companyId, id: gangId, params }) {
     await trx('gangUsers').where({ companyId, gangId }).delete()
+    const events = trx('assignmentEventGangs').where({ companyId, gangId }).select('eventId')
+    const ids: number[] = (await events.clone()).map((row: Row) => Number(row.eventId))
+    if (ids.length === 0) return
+    await trx('assignmentEvents')
+      .where({ companyId })
+      .whereIn('id', events)
+      .update({ updatedAt: new Date().toISOString() })
+    journalOf(params).touch('v1/assignment-events', 'patched', ids)
   }
 })

@@ -13,7 +13,7 @@ import { calendarDay, Day, millis, uniqueDays } from '../../timesheets/calendar'
 import { span, spansOverlap } from '../../timesheets/durations'
 import { changeClock, EntryClock, workedMs } from '../../timesheets/entry-clock'
 import { assertDaysWritable, lockUserTime, recomputeDays } from '../../timesheets/recompute'
-import { publishRecomputed } from '../../timesheets/events'
+import { logRecomputed } from '../../timesheets/events'
 import { conflict } from '../../errors'
 
 /**
@@ -191,7 +191,7 @@ export async function afterTimeEntryWrite(id: number, write: PlannedWrite<EntryP
       .map((p) => ({ companyId, timeEntryId: id, startsAt: iso(p.start), endsAt: iso(p.end) }))
     if (rows.length > 0) await trx('time_entry_pauses').insert(rows)
   }
-  await publishRecomputed(write, await recomputeDays(trx, { companyId, userId, days }))
+  logRecomputed(write, await recomputeDays(trx, { companyId, userId, days }))
 }
 
 /** The day the removed entry counted on is locked and must be writable (CONTRACT §7.2). */
@@ -208,7 +208,7 @@ export async function beforeTimeEntryRemove(remove: RemoveContext<EntryRemovePla
 }
 
 export async function afterTimeEntryRemove(remove: PlannedRemove<EntryRemovePlan>) {
-  await publishRecomputed(remove, await recomputeDays(remove.trx, remove.plan))
+  logRecomputed(remove, await recomputeDays(remove.trx, remove.plan))
 }
 
 /** `pauses` of a page of entries in one query: the closed ones in order, then the open one (`pausedAt`). */

@@ -7,7 +7,7 @@ import { lockUserTime, openSheets, recomputeDays } from '../../timesheets/recomp
 import { DAY_TABLE, dayOf, isoOrNull, numberOrNull } from '../../timesheets/sheet-rows'
 import { today } from '../../timesheets/periods'
 import { DAY_MOVES, SheetStatus, assertDaysHappened, assertMove, moveColumns } from '../../timesheets/workflow'
-import { publishAfterCommit, sheetEvents } from '../../timesheets/events'
+import { logSheetEvents, sheetEvents } from '../../timesheets/events'
 import { conflict } from '../../errors'
 
 /**
@@ -149,12 +149,12 @@ export function timeSheetDayRow(row: Row, { plan }: PlannedWrite<DayPlan>) {
 }
 
 /** The day's figures, its week and month (created with a new day) and the carry chain. */
-export async function afterTimeSheetDayWrite(id: number, { trx, companyId, app, params, plan }: PlannedWrite<DayPlan>) {
+export async function afterTimeSheetDayWrite(id: number, { trx, companyId, params, plan }: PlannedWrite<DayPlan>) {
   const { userId, day } = plan
   const created = await openSheets(trx, companyId, userId, { days: [day] })
   const changed = await recomputeDays(trx, { companyId, userId, days: [day] })
   // The day itself is this request's record: its service announces it.
-  await publishAfterCommit(app, params, sheetEvents(created, changed, { days: [Number(id)] }))
+  logSheetEvents(params, sheetEvents(created, changed, { days: [Number(id)] }))
 }
 
 /** The figures of a page of days, from their millisecond columns. */

@@ -8,7 +8,7 @@ import { today } from '../../timesheets/periods'
 import { lockUserTime, recompute } from '../../timesheets/recompute'
 import { dayOf } from '../../timesheets/sheet-rows'
 import { MONTH_MOVES, SHEET_STATUSES, SheetStatus, assertMove } from '../../timesheets/workflow'
-import { publishFanOut } from '../../timesheets/events'
+import { logFanOut, logRecomputed } from '../../timesheets/events'
 import { conflict } from '../../errors'
 
 const Count = () => Int32({ minimum: 0 })
@@ -43,7 +43,7 @@ function monthRow(row: Row, { data }: PlannedWrite) {
 }
 
 /** The status move with its fan-out, then the month and the carry chain after it (manual carries). */
-async function afterMonthWrite(id: number, { data, companyId, trx, app, params }: PlannedWrite) {
+async function afterMonthWrite(id: number, { data, companyId, trx, params }: PlannedWrite) {
   const month: Row = await trx('time_sheet_months').where({ id, companyId }).first()
   const owner = {
     companyId,
@@ -51,9 +51,12 @@ async function afterMonthWrite(id: number, { data, companyId, trx, app, params }
     actingUserId: params.user?.id ?? null,
     timezone: params.company!.timezone
   }
-  if (data.status !== undefined)
-    await publishFanOut(app, params, await moveMonth(trx, owner, month, data.status as SheetStatus))
-  await recompute(trx, companyId, owner.userId, { days: [], weekStarts: [], months: [dayOf(month.month)] })
+  if (data.status !== undefined) logFanOut(params, await moveMonth(trx, owner, month, data.status as SheetStatus))
+  // A manual carry or the lock moves the carry of the months after it.
+  logRecomputed(
+    { params },
+    await recompute(trx, companyId, owner.userId, { days: [], weekStarts: [], months: [dayOf(month.month)] })
+  )
 }
 
 const dailyOf = (value: unknown): [number, number][] =>

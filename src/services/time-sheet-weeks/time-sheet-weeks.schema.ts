@@ -6,7 +6,7 @@ import { moveWeek } from '../../timesheets/fan-out'
 import { lockUserTime } from '../../timesheets/recompute'
 import { dayOf } from '../../timesheets/sheet-rows'
 import { SHEET_STATUSES, SheetStatus } from '../../timesheets/workflow'
-import { publishFanOut } from '../../timesheets/events'
+import { logFanOut } from '../../timesheets/events'
 
 const Count = () => Int32({ minimum: 0 })
 
@@ -16,7 +16,7 @@ async function lockWeekUser({ trx, companyId, existing }: WriteContext) {
 }
 
 /** A week's status fans out to its seven days (CONTRACT §7.5); the status it shows is derived from them. */
-async function fanOutWeek(id: number, { data, companyId, trx, app, params }: PlannedWrite) {
+async function fanOutWeek(id: number, { data, companyId, trx, params }: PlannedWrite) {
   if (data.status === undefined) return
   const week: Row = await trx('time_sheet_weeks').where({ id, companyId }).first()
   const owner = {
@@ -25,7 +25,7 @@ async function fanOutWeek(id: number, { data, companyId, trx, app, params }: Pla
     actingUserId: params.user?.id ?? null,
     timezone: params.company!.timezone
   }
-  await publishFanOut(app, params, await moveWeek(trx, owner, dayOf(week.weekStart), data.status as SheetStatus))
+  logFanOut(params, await moveWeek(trx, owner, dayOf(week.weekStart), data.status as SheetStatus))
 }
 
 /**

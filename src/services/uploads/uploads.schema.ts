@@ -24,6 +24,9 @@ export const UPLOAD_PARENTS: UploadParent[] = [
   { collection: 'assignment-events', table: 'assignment_events', entity: 'AssignmentEvent', field: 'assignmentEventId' }
 ]
 
+/** The service path of a parent's uploads, `v1/assignments/:assignmentId/uploads` (their socket events go on it). */
+export const uploadsPath = (parent: UploadParent) => `${API_PREFIX}/${parent.collection}/:${parent.field}/uploads`
+
 export interface UploadParams extends Params, StoredFilesParams {
   /** The file the multipart step stored (create only). */
   upload?: ReceivedFile

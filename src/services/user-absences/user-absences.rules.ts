@@ -4,6 +4,7 @@ import type {
   PlannedWrite,
   ReadContext,
   RemoveContext,
+  ResourceCall,
   Row,
   ValidationErrors,
   WriteContext
@@ -11,10 +12,15 @@ import type {
 import { MAX_ABSENCE_DAYS, absenceDayCount, absenceStatus, absenceWorkDays } from '../../timesheets/absences'
 import { coveredDayRange, millis } from '../../timesheets/calendar'
 import { assertSpansWritable, lockUserTime, recomputeSpans } from '../../timesheets/recompute'
-import { publishRecomputed } from '../../timesheets/events'
+import { logRecomputed } from '../../timesheets/events'
 import { loadCompanySchedule, loadUserVersions } from '../../timesheets/schedule'
 import { dayOf } from '../../timesheets/sheet-rows'
+import { addDays } from '../../timesheets/periods'
+import type { ResourceService } from '../../resources/service'
+import { journalOf } from '../../events/journal'
 import { conflict } from '../../errors'
+
+const ABSENCES_PATH = 'v1/user-absences'
 
 /**
  * The write rules of user absences (CONTRACT §7.3): the decision fields and who made them, the
@@ -161,7 +167,7 @@ export async function checkAbsence(write: WriteContext<AbsencePlan>): Promise<Va
 }
 
 export async function afterAbsenceWrite(_id: number, write: PlannedWrite<AbsencePlan>) {
-  await publishRecomputed(write, await recomputeSpans(write.trx, { companyId: write.companyId, ...write.plan }))
+  logRecomputed(write, await recomputeSpans(write.trx, { companyId: write.companyId, ...write.plan }))
 }
 
 export async function beforeAbsenceRemove(remove: RemoveContext<AbsencePlan>) {
@@ -172,7 +178,7 @@ export async function beforeAbsenceRemove(remove: RemoveContext<AbsencePlan>) {
 }
 
 export async function afterAbsenceRemove(remove: PlannedRemove<AbsencePlan>) {
-  await publishRecomputed(remove, await recomputeSpans(remove.trx, { companyId: remove.companyId, ...remove.plan }))
+  logRecomputed(remove, await recomputeSpans(remove.trx, { companyId: remove.companyId, ...remove.plan }))
 }
 
 /** `workDays` of a page of absences from their types and the users' schedules (CONTRACT §11.2), in four queries. */
@@ -200,4 +206,54 @@ export async function loadWorkDays(items: Row[], { db, companyId }: ReadContext)
       schedule
     )
   }
+}
+
+/**
+ * `workDays` of the absences of a user (of every user with null) that end on or after `from`
+ * (all with null), as their service returns them: the figure follows the user's schedule and
+ * account start, so a write that changes those changes it without touching the absence's row.
+ * Read before and after such a write to log the absences whose `workDays` moved.
+ */
+export async function workDaysOf(
+  { app, params, trx, companyId }: Pick<ResourceCall, 'app' | 'params' | 'trx' | 'companyId'>,
+  userId: number | null,
+  from: string | null
+): Promise<Map<number, { userId: number; workDays: number }>> {
+  const query = trx('user_absences').where({ companyId }).orderBy('id')
+  if (userId !== null) query.where({ userId })
+  // A day early: the absence's end is an instant, the day a company-local date.
+  if (from !== null) query.where('endsAt', '>=', addDays(from, -1))
+  const rows: Row[] = await query
+  if (rows.length === 0) return new Map()
+  const service: ResourceService = app.service(ABSENCES_PATH)
+  const items = await service.decode(rows, { company: params.company, transaction: { trx, starting: false } }, 'get')
+  return new Map(
+    items.map((item) => [Number(item.id), { userId: Number(item.userId), workDays: Number(item.workDays) }])
+  )
+}
+
+/** The absences whose `workDays` differ between two reads of `workDaysOf`. */
+export function workDaysChanged(
+  before: Map<number, { workDays: number }>,
+  after: Map<number, { userId: number; workDays: number }>
+) {
+  return [...after]
+    .filter(([id, { workDays }]) => before.has(id) && before.get(id)!.workDays !== workDays)
+    .map(([id, { userId }]) => ({ id, userId }))
+}
+
+/** Logs (and announces) `patched` for each absence of the user whose `workDays` differs from `before`. */
+export async function logWorkDaysChanges(
+  call: ResourceCall,
+  before: Map<number, { workDays: number }>,
+  userId: number,
+  from: string
+) {
+  const moved = workDaysChanged(before, await workDaysOf(call, userId, from))
+  if (moved.length > 0)
+    journalOf(call.params).touch(
+      ABSENCES_PATH,
+      'patched',
+      moved.map(({ id }) => id)
+    )
 }

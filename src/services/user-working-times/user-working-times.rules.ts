@@ -9,12 +9,13 @@ import type {
   WriteContext
 } from '../../resources/define-resource'
 import type { Day } from '../../timesheets/calendar'
-import { publishRecomputed } from '../../timesheets/events'
+import { logRecomputed } from '../../timesheets/events'
 import { EARLIEST_DAY } from '../../timesheets/periods'
 import { lockUserTime, recomputeUser } from '../../timesheets/recompute'
 import { SHORT_WEEKDAYS } from '../../timesheets/schedule'
 import { VersionRange, assertNoLockedMonthIn, earliestOf, rangeOf } from '../../timesheets/schedule-changes'
 import { dayOf } from '../../timesheets/sheet-rows'
+import { logWorkDaysChanges, workDaysOf } from '../user-absences/user-absences.rules'
 import { conflict } from '../../errors'
 
 /**
@@ -34,10 +35,21 @@ interface VersionChange {
   userId: number
   before: Day | null
   after: Day
+  /** The `workDays` of the user's absences from the earliest day the change can touch, before it. */
+  workDaysBefore?: Map<number, { workDays: number }>
 }
 
 /** The write's change, or null when it changes no day. */
 export type VersionPlan = VersionChange | null
+
+/** What a delete needs after the row is gone: the absences' `workDays` before it. */
+export interface VersionRemovePlan {
+  workDaysBefore: Map<number, { workDays: number }>
+}
+
+/** The earliest day a change from `before` to `after` can touch. */
+const earliestDay = ({ before, after }: { before: Day | null; after: Day }) =>
+  before !== null && before < after ? before : after
 
 const sameTargets = (a: Row, b: Row) => SHORT_WEEKDAYS.every((day) => Number(a?.[day]) === Number(b?.[day]))
 
@@ -81,12 +93,19 @@ const rangesOf = (change: { before: Day | null; after: Day }, others: Day[]): Ve
 
 /**
  * 409 unless the ranges lie outside the user's locked months; then recomputes the user's rows from
- * the earliest of them, in the write's transaction, and announces the rows that changed.
+ * the earliest of them, in the write's transaction, and logs the rows that changed and the
+ * absences whose `workDays` the new schedule changed.
  */
-async function applyChange(call: ResourceCall, userId: number, ranges: VersionRange[]) {
+async function applyChange(
+  call: ResourceCall,
+  userId: number,
+  ranges: VersionRange[],
+  workDaysBefore: Map<number, { workDays: number }>
+) {
   const { trx, companyId } = call
   await assertNoLockedMonthIn(trx, companyId, userId, ranges)
-  await publishRecomputed(call, await recomputeUser(trx, companyId, userId, earliestOf(ranges)))
+  logRecomputed(call, await recomputeUser(trx, companyId, userId, earliestOf(ranges)))
+  await logWorkDaysChanges(call, workDaysBefore, userId, earliestOf(ranges))
 }
 
 export async function checkVersionWrite(write: WriteContext<VersionPlan>): Promise<ValidationErrors | void> {
@@ -98,6 +117,7 @@ export async function checkVersionWrite(write: WriteContext<VersionPlan>): Promi
   write.plan = change
   if (!change) return
   await lockUserTime(trx, { companyId, userId: change.userId })
+  change.workDaysBefore = await workDaysOf(write, change.userId, earliestDay(change))
   if (change.after === change.before) return
   const query = trx('user_working_times')
     .where({ companyId, userId: change.userId, validFrom: change.after })
@@ -121,18 +141,21 @@ export async function afterVersionWrite(id: number, write: PlannedWrite<VersionP
   const change = write.plan
   if (!change) return
   const others = await otherVersionDays(write.trx, write.companyId, change.userId, id)
-  await applyChange(write, change.userId, rangesOf(change, others))
+  await applyChange(write, change.userId, rangesOf(change, others), change.workDaysBefore ?? new Map())
 }
 
 /** The user's lock before the row goes, so that the ranges read afterwards are this write's alone. */
-export async function beforeVersionRemove({ trx, companyId, existing }: RemoveContext) {
+export async function beforeVersionRemove(remove: RemoveContext<VersionRemovePlan>) {
+  const { trx, companyId, existing } = remove
   await lockUserTime(trx, { companyId, userId: Number(existing.userId) })
+  remove.plan = { workDaysBefore: await workDaysOf(remove, Number(existing.userId), dayOf(existing.validFrom)) }
 }
 
 /** The days of the removed version go back to the previous version of the user, or to the company's. */
-export async function afterVersionRemove(remove: PlannedRemove) {
+export async function afterVersionRemove(remove: PlannedRemove<VersionRemovePlan>) {
   const { existing: removed } = remove
   const userId = Number(removed.userId)
   const others = await otherVersionDays(remove.trx, remove.companyId, userId, Number(removed.id))
-  await applyChange(remove, userId, rangesOf({ before: null, after: dayOf(removed.validFrom) }, others))
+  const ranges = rangesOf({ before: null, after: dayOf(removed.validFrom) }, others)
+  await applyChange(remove, userId, ranges, remove.plan.workDaysBefore)
 }

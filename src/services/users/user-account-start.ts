@@ -1,9 +1,10 @@
 import type { PlannedWrite, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { chainStartOf, loadAccountStart } from '../../timesheets/account'
-import { publishAfterCommit, sheetEvents } from '../../timesheets/events'
+import { logSheetEvents, sheetEvents } from '../../timesheets/events'
 import { EARLIEST_DAY, lastDayOfMonth, monthOf, today } from '../../timesheets/periods'
 import { lockUserTime, recomputeUser } from '../../timesheets/recompute'
 import { MONTH_TABLE, dayOf, ensureSheets } from '../../timesheets/sheet-rows'
+import { logWorkDaysChanges, workDaysOf } from '../user-absences/user-absences.rules'
 import { conflict } from '../../errors'
 
 /**
@@ -17,6 +18,8 @@ interface AccountChange {
   fromChanged: boolean
   balanceChanged: boolean
   effectFrom: string
+  /** The `workDays` of the user's absences from `effectFrom`, before a move of `employedFrom` (they follow it). */
+  workDaysBefore?: Map<number, { workDays: number }>
 }
 
 /** The write's change of the account start, from `beforeWrite` to `afterWrite`; null when it changes nothing of it. */
@@ -76,6 +79,7 @@ export async function checkAccountWrite(write: WriteContext<AccountPlan>): Promi
       }
     )
   }
+  if (change.fromChanged) change.workDaysBefore = await workDaysOf(write, userId, change.effectFrom)
   return {}
 }
 
@@ -93,5 +97,6 @@ export async function afterAccountWrite(id: number, write: PlannedWrite<AccountP
     ? await ensureSheets(trx, companyId, id, { months: [dayOf(last.month)] }, chainStart)
     : { days: [], weeks: [], months: [] }
   const changed = await recomputeUser(trx, companyId, id, change.effectFrom)
-  await publishAfterCommit(write.app, write.params, sheetEvents(created, changed))
+  logSheetEvents(write.params, sheetEvents(created, changed))
+  if (change.workDaysBefore) await logWorkDaysChanges(write, change.workDaysBefore, id, change.effectFrom)
 }

@@ -1,0 +1,115 @@
+import type { Knex } from 'knex'
+
+/**
+ * The event log (CONTRACT §13.1): one row per record a write created, changed or removed, appended
+ * in the write's own transaction. Realtime, webhooks and the change feed read it.
+ */
+
+/** Who made the change: an API key, an admin on the settings page, or the server's own scheduled work. */
+export type Actor = { apiKeyId: number } | { userId: number } | { system: true }
+
+/** An event as the change feed (and later webhooks and sockets) hands it out. */
+export interface LogEntry {
+  /** Decimal string of an integer increasing in commit order within the company. */
+  id: string
+  /** `<collection>.<created|patched|removed>`, or `company.recomputed`. */
+  type: string
+  occurredAt: string
+  data: Record<string, unknown>
+  actor: Actor
+  requestId: string
+}
+
+/** An event to append: `scope` is the collection whose read scope shows it (an upload's parent). */
+export interface NewEvent {
+  type: string
+  scope: string
+  data: Record<string, unknown>
+}
+
+export const EVENT_TABLE = 'event_log'
+export const HEAD_TABLE = 'event_log_heads'
+
+/** The longest statement of an append: a month's fan-out fits in one, a company's first sync in a few. */
+const INSERT_CHUNK = 500
+
+interface StoredRow {
+  companyId: number
+  occurredAt: string
+  type: string
+  scope: string
+  data: string
+  actor: string
+  requestId: string
+}
+
+const COLUMNS = ['company_id', 'occurred_at', 'type', 'scope', 'data', 'actor', 'request_id'] as const
+
+/**
+ * Inserts the rows under the company's log lock, returning their ids in order. The lock is the
+ * company's row of `event_log_heads` (`FOR NO KEY UPDATE`), held until the transaction ends: every
+ * append takes it last, after the user and company locks of its write, so it closes no deadlock
+ * cycle, and concurrent writers of one company queue here for the short rest of their
+ * transactions (the insert and the commit), which makes their ids follow their commit order. On
+ * PostgreSQL the lock and the insert are one statement (the lock row joins the inserted rows, so it
+ * is taken before the first id is drawn); the row is created on a company's first append. SQLite
+ * runs one write transaction at a time: there ids follow commits without a lock.
+ */
+async function insertLocked(trx: Knex.Transaction, companyId: number, rows: StoredRow[]): Promise<number[]> {
+  if (trx.client.config.client !== 'pg') {
+    const inserted: { id: number }[] = await trx(EVENT_TABLE).insert(rows, ['id'])
+    return inserted.map((row) => Number(row.id))
+  }
+  const values = rows.map(() => '(?::integer, ?::timestamptz, ?, ?, ?, ?, ?)').join(', ')
+  const sql =
+    `with head as (select company_id from ${HEAD_TABLE} where company_id = ? for no key update) ` +
+    `insert into ${EVENT_TABLE} (${COLUMNS.join(', ')}) ` +
+    `select v.* from (values ${values}) as v(${COLUMNS.join(', ')}) cross join head returning id`
+  const bindings = [
+    companyId,
+    ...rows.flatMap((row) => [row.companyId, row.occurredAt, row.type, row.scope, row.data, row.actor, row.requestId])
+  ]
+  let result: { rows: { id: number }[] } = await trx.raw(sql, bindings)
+  if (result.rows.length === 0) {
+    await trx(HEAD_TABLE).insert({ companyId, prunedThrough: 0 }).onConflict('companyId').ignore()
+    result = await trx.raw(sql, bindings)
+  }
+  return result.rows.map((row) => Number(row.id))
+}
+
+/**
+ * Appends `events` of one request to the company's log, in order, in `trx`: one lock and one
+ * multi-row insert. Returns the log entries as stored.
+ */
+export async function appendEvents(
+  trx: Knex.Transaction,
+  companyId: number,
+  events: NewEvent[],
+  origin: { actor: Actor; requestId: string }
+): Promise<LogEntry[]> {
+  if (events.length === 0) return []
+  const occurredAt = new Date().toISOString()
+  const actor = JSON.stringify(origin.actor)
+  const ids: number[] = []
+  for (let start = 0; start < events.length; start += INSERT_CHUNK) {
+    const rows = events.slice(start, start + INSERT_CHUNK).map((event) => ({
+      companyId,
+      occurredAt,
+      type: event.type,
+      scope: event.scope,
+      data: JSON.stringify(event.data),
+      actor,
+      requestId: origin.requestId
+    }))
+    // Both databases number the rows of one insert in the order given; the ids are sorted anyway.
+    ids.push(...(await insertLocked(trx, companyId, rows)).sort((a, b) => a - b))
+  }
+  return events.map((event, i) => ({
+    id: String(ids[i]),
+    type: event.type,
+    occurredAt,
+    data: event.data,
+    actor: origin.actor,
+    requestId: origin.requestId
+  }))
+}
