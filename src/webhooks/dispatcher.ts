@@ -12,6 +12,7 @@ import {
   claimSubscriptions,
   ClaimedSubscription,
   dropExpired,
+  pruneDeliveries,
   QUEUE_STEP,
   QueuedDelivery,
   queuedDeliveries,
@@ -51,6 +52,9 @@ const FLUSH_COUNT = 25
 const FLUSH_MS = 250
 /** A burst of writes wakes one round shortly after its first event, not one per event. */
 const WAKE_DELAY_MS = 20
+const DAY_MS = 24 * 60 * 60 * 1000
+/** How often an instance deletes old finished deliveries. */
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000
 /** Steps through the log (each examines up to QUEUE_STEP events) before a batch goes out. */
 const MAX_QUEUE_STEPS = 20
 /** What one step of queueing weighs against one delivery, for the pacer. */
@@ -66,6 +70,8 @@ export interface DispatcherOptions {
   resolve?: Resolver
   /** Paces the work while the instance serves requests. */
   pacer: Pacer
+  /** Deliveries done this long ago are deleted (the event log's retention). */
+  retentionDays: number
 }
 
 export class WebhookDispatcher {
@@ -76,6 +82,8 @@ export class WebhookDispatcher {
   private readonly timers = new Set<NodeJS.Timeout>()
   private wakeTimer?: NodeJS.Timeout
   private pollTimer?: NodeJS.Timeout
+  private pruneTimer?: NodeJS.Timeout
+  private pruning = false
   private round?: Promise<void>
   private again = false
   private stopping = false
@@ -98,7 +106,22 @@ export class WebhookDispatcher {
   start() {
     this.pollTimer = setInterval(() => this.wake(), this.options.settings.pollMs)
     this.pollTimer.unref()
+    this.pruneTimer = setInterval(() => void this.prune(), PRUNE_INTERVAL_MS)
+    this.pruneTimer.unref()
     this.wake()
+  }
+
+  /** Deletes old finished deliveries; instances may do it side by side (a delete by age is idempotent). */
+  private async prune() {
+    if (this.pruning || this.stopping) return
+    this.pruning = true
+    try {
+      await pruneDeliveries(this.options.knex, new Date(Date.now() - this.options.retentionDays * DAY_MS))
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'webhooks: pruning old deliveries failed')
+    } finally {
+      this.pruning = false
+    }
   }
 
   /** Asks for a round soon (writes call this; many calls in a burst make one round). */
@@ -268,6 +291,7 @@ export class WebhookDispatcher {
   async stop() {
     this.stopping = true
     clearInterval(this.pollTimer)
+    clearInterval(this.pruneTimer)
     clearTimeout(this.wakeTimer)
     for (const timer of this.timers) clearTimeout(timer)
     await this.round

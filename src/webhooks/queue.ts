@@ -2,6 +2,7 @@ import type { Knex } from 'knex'
 import { allows, parseStoredScopes } from '../auth/scopes'
 import { lockedForWrite } from '../db/dialect'
 import { typeMatches } from './event-types'
+import { EVENT_TABLE } from '../events/event-log'
 
 /**
  * The delivery queue in the database (CONTRACT §13.3). Each subscription keeps its own position
@@ -16,7 +17,7 @@ import { typeMatches } from './event-types'
 
 export const SUBSCRIPTIONS = 'webhook_subscriptions'
 export const DELIVERIES = 'webhook_deliveries'
-export const EVENT_LOG = 'event_log'
+export const EVENT_LOG = EVENT_TABLE
 
 /** Events examined per step of queueing: a step is one short transaction. */
 export const QUEUE_STEP = 500
@@ -125,6 +126,14 @@ interface Wanted {
 const wants = (subscription: Wanted, event: { type: string; scope: string }) =>
   typeMatches(subscription.types, event.type) && allows(subscription.readScopes, event.scope, 'read')
 
+/**
+ * A subscription starts after the newest event when it is created, but the event of its own
+ * creation is logged in the same transaction, after that: it is not one of the events it receives.
+ */
+const OWN_CREATION = 'webhook-subscriptions.created'
+const isOwnCreation = (event: { type: string; own: string | null }, subscriptionId: number) =>
+  event.type === OWN_CREATION && event.own !== null && (JSON.parse(event.own) as { id?: number }).id === subscriptionId
+
 /** The subscription row, locked against the other writers of its queue (queueing, replay). */
 async function lockSubscription(trx: Knex.Transaction, companyId: number, id: number) {
   const row = await lockedForWrite(trx, trx(SUBSCRIPTIONS).where({ companyId, id })).first(
@@ -194,18 +203,23 @@ export async function queueNewEvents(
   return knex.transaction(async (trx) => {
     const subscription = await lockSubscription(trx, companyId, subscriptionId)
     if (!subscription || subscription.deactivatedAt) return { examined: 0, queued: 0 }
-    const events: { id: number; type: string; scope: string }[] = await trx(EVENT_LOG)
+    const events: { id: number; type: string; scope: string; own: string | null }[] = await trx(EVENT_LOG)
       .where({ companyId })
       .andWhere('id', '>', subscription.lastEventId)
       .orderBy('id')
       .limit(QUEUE_STEP)
-      .select('id', 'type', 'scope')
+      .select(
+        'id',
+        'type',
+        'scope',
+        trx.raw('case when ?? = ? then ?? end as ??', ['type', OWN_CREATION, 'data', 'own'])
+      )
     const wanted: typeof events = []
     let examined = 0
     for (const event of events) {
       if (wanted.length === room) break
       examined++
-      if (wants(subscription, event)) wanted.push(event)
+      if (wants(subscription, event) && !isOwnCreation(event, subscriptionId)) wanted.push(event)
     }
     if (examined === 0) return { examined: 0, queued: 0 }
     await enqueue(trx, subscription, companyId, wanted, now)
@@ -367,4 +381,12 @@ export async function queueReplay(
     if (events.length < QUEUE_STEP) break
   }
   return { queued, deactivated: false }
+}
+
+/**
+ * Deletes the deliveries queued before `cutoff` that are done (delivered or given up): the list
+ * keeps as long a history as the event log (`events.retentionDays`). Returns how many.
+ */
+export async function pruneDeliveries(knex: Knex, cutoff: Date): Promise<number> {
+  return knex(DELIVERIES).where('createdAt', '<', cutoff.toISOString()).whereNull('nextAttemptAt').delete()
 }

@@ -8,7 +8,7 @@ import { createRestClient } from '../../client/src'
 import type { Configuration } from '../../src/declarations'
 import type { Resolver } from '../../src/webhooks/addresses'
 import { systemResolver } from '../../src/webhooks/addresses'
-import { createCustomers, ensureEventLog, eventIds } from '../support/webhook-events'
+import { createCustomers, eventIds } from '../support/webhook-events'
 
 /**
  * `/v1/webhook-subscriptions` as a collection (CONTRACT §13.3): its fields and rules, the
@@ -20,7 +20,6 @@ const SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/
 forEachDatabase('webhook subscriptions', (suite) => {
   let company: TestCompany
   before(async () => {
-    await ensureEventLog(suite.server().knex)
     company = await suite.company()
   })
 
@@ -300,11 +299,24 @@ forEachDatabase('webhook subscriptions', (suite) => {
     assert.equal((await company.api.post(path, { after: '0' }, { query: { dry: 'run' } })).status, 400)
 
     const other = await suite.company()
-    await createCustomers(other.api, 1, { knex, companyId: other.id })
+    await createCustomers(other.api, 1)
     const [foreign] = await eventIds(knex, other.id, 'customers.created')
     const res = await company.api.post(path, { after: foreign })
     assert.equal(res.status, 400, res.text)
     assert.match(res.body.data.validationErrors.after, /not an event id/)
+
+    // After retention deleted the events up to one: a cursor before it is 410, the last deleted one fine.
+    await createCustomers(company.api, 3)
+    const ids = await eventIds(knex, company.id, 'customers.created')
+    await knex('event_log_heads')
+      .insert({ companyId: company.id, prunedThrough: ids[1] })
+      .onConflict('companyId')
+      .merge()
+    await knex('event_log').where({ companyId: company.id }).andWhere('id', '<=', ids[1]).delete()
+    const gone = await company.api.post(path, { after: ids[0] })
+    assert.equal(gone.status, 410, gone.text)
+    assert.ok(gone.body.data.validationErrors.after)
+    assert.equal((await company.api.post(path, { after: ids[1] })).status, 202)
 
     await company.api.patch(`/v1/webhook-subscriptions/${sub.id}`, { deactivatedAt: new Date().toISOString() })
     const deactivated = await company.api.post(path, { after: '0' })

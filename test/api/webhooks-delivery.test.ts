@@ -4,7 +4,7 @@ import { forEachDatabase, TestCompany } from '../support/harness'
 import { HttpClient } from '../support/http'
 import { eventually, until } from '../support/wait'
 import { webhookServer } from '../support/webhook-app'
-import { createCustomers, eventIds, LogOf, write } from '../support/webhook-events'
+import { createCustomers, eventIds, write } from '../support/webhook-events'
 import { verified, WebhookReceiver } from '../support/webhook-receiver'
 
 /**
@@ -30,7 +30,6 @@ forEachDatabase('webhook delivery', (suite) => {
 
   let paths = 0
   const pathFor = (name: string) => `/${name}-${suite.db.name}-${++paths}`
-  const logOf = (company: TestCompany): LogOf => ({ knex: server().knex, companyId: company.id })
 
   async function subscribe(company: TestCompany, path: string, body: Record<string, unknown> = {}, api = company.api) {
     const res = await api.post('/v1/webhook-subscriptions', { url: receiver.url + path, ...body })
@@ -47,22 +46,17 @@ forEachDatabase('webhook delivery', (suite) => {
   it('POSTs the events of its company and types created after it, signed for the standardwebhooks verifier', async () => {
     const company = await server().company()
     const other = await server().company()
-    const log = logOf(company)
-    await createCustomers(company.api, 2, log, 'Before the subscription')
+    await createCustomers(company.api, 2, 'Before the subscription')
     const to = pathFor('signed')
     const sub = await subscribe(company, to, { types: ['customers.*'] })
     const theirPath = pathFor('theirs')
     const theirs = await subscribe(other, theirPath, { types: ['customers.*'] })
-    await createCustomers(other.api, 2, logOf(other), 'Of another company')
-    const customers = await createCustomers(company.api, 3, log)
-    await write(company.api, 'POST', '/v1/projects', { number: `P-${paths}` }, log)
-    const renamed = await write(
-      company.api,
-      'PATCH',
-      `/v1/customers/${customers[0].id}`,
-      { companyName: 'Renamed customer' },
-      log
-    )
+    await createCustomers(other.api, 2, 'Of another company')
+    const customers = await createCustomers(company.api, 3)
+    await write(company.api, 'POST', '/v1/projects', { number: `P-${paths}` })
+    const renamed = await write(company.api, 'PATCH', `/v1/customers/${customers[0].id}`, {
+      companyName: 'Renamed customer'
+    })
     await until(() => receiver.accepted(to).length === 4)
 
     const created = (await eventIds(server().knex, company.id, 'customers.created')).slice(2)
@@ -130,7 +124,7 @@ forEachDatabase('webhook delivery', (suite) => {
     let failures = 3
     receiver.answer(to, () => (failures-- > 0 ? 500 : 204))
     const sub = await subscribe(company, to, { types: ['customers.created'] })
-    await createCustomers(company.api, 5, logOf(company))
+    await createCustomers(company.api, 5)
     await until(() => receiver.accepted(to).length === 5)
 
     const ids = await eventIds(server().knex, company.id, 'customers.created')
@@ -160,7 +154,6 @@ forEachDatabase('webhook delivery', (suite) => {
 
   it('a slow or failing receiver delays only its own subscription', async () => {
     const company = await server().company()
-    const log = logOf(company)
     const [slow, failing, healthy] = [pathFor('slow'), pathFor('failing'), pathFor('healthy')]
     let release!: () => void
     const released = new Promise<void>((resolve) => (release = resolve))
@@ -171,11 +164,11 @@ forEachDatabase('webhook delivery', (suite) => {
     })
     receiver.answer(failing, () => failingAnswer)
     for (const path of [slow, failing, healthy]) await subscribe(company, path, { types: ['customers.created'] })
-    await createCustomers(company.api, 1, log)
+    await createCustomers(company.api, 1)
     // The slow one is waiting for its answer, the failing one is being retried ...
     await until(() => receiver.inFlight(slow) === 1 && receiver.to(failing).length >= 2)
     // ... while the third receives everything that follows.
-    await createCustomers(company.api, 20, log)
+    await createCustomers(company.api, 20)
     await until(() => receiver.accepted(healthy).length === 21)
     assert.equal(receiver.accepted(slow).length, 0)
     assert.equal(receiver.accepted(failing).length, 0)
@@ -194,17 +187,16 @@ forEachDatabase('webhook delivery', (suite) => {
 
   it('replays retained events after an id, as its types select them, behind the deliveries already queued', async () => {
     const company = await server().company()
-    const log = logOf(company)
     const to = pathFor('replay')
     const sub = await subscribe(company, to, { types: ['customers.created'] })
-    const customers = await createCustomers(company.api, 3, log)
-    await write(company.api, 'PATCH', `/v1/customers/${customers[0].id}`, { companyName: 'Not asked for' }, log)
+    const customers = await createCustomers(company.api, 3)
+    await write(company.api, 'PATCH', `/v1/customers/${customers[0].id}`, { companyName: 'Not asked for' })
     await until(() => receiver.accepted(to).length === 3)
 
     // Two more wait, the first being retried while the receiver fails.
     let failing = true
     receiver.answer(to, () => (failing ? 500 : 200))
-    await createCustomers(company.api, 2, log)
+    await createCustomers(company.api, 2)
     await eventually(
       () => deliveries(company, sub.id),
       (list) => list.total === 5
@@ -238,16 +230,9 @@ forEachDatabase('webhook delivery', (suite) => {
     const narrow = new HttpClient(server().url, key)
     const to = pathFor('scoped')
     await subscribe(company, to, {}, narrow)
-    const log = logOf(company)
-    await write(company.api, 'POST', '/v1/projects', { number: 'P-scoped' }, log)
-    await write(
-      company.api,
-      'POST',
-      '/v1/users',
-      { fullName: 'Not for this key', email: `u-${paths}@example.test` },
-      log
-    )
-    const [customer] = await createCustomers(company.api, 1, log)
+    await write(company.api, 'POST', '/v1/projects', { number: 'P-scoped' })
+    await write(company.api, 'POST', '/v1/users', { fullName: 'Not for this key', email: `u-${paths}@example.test` })
+    const [customer] = await createCustomers(company.api, 1)
     await until(() => receiver.accepted(to).length >= 1)
     assert.deepEqual(
       receiver.accepted(to).map((d) => JSON.parse(d.body).type),
@@ -259,11 +244,10 @@ forEachDatabase('webhook delivery', (suite) => {
 
   it('deactivation gives up the queue; after reactivation only new events go out, and a replay brings the rest', async () => {
     const company = await server().company()
-    const log = logOf(company)
     const to = pathFor('toggle')
     receiver.answer(to, () => 500)
     const sub = await subscribe(company, to, { types: ['customers.created'] })
-    await createCustomers(company.api, 2, log)
+    await createCustomers(company.api, 2)
     await until(() => receiver.to(to).length >= 1)
     // The second waits behind the failing first.
     await eventually(
@@ -281,10 +265,10 @@ forEachDatabase('webhook delivery', (suite) => {
     }
     assert.equal(given.items[1].lastError, 'not sent: the subscription was deactivated')
 
-    await createCustomers(company.api, 1, log, 'While deactivated')
+    await createCustomers(company.api, 1, 'While deactivated')
     receiver.answer(to, () => 200)
     assert.equal((await company.api.patch(path, { deactivatedAt: null })).status, 200)
-    await createCustomers(company.api, 1, log, 'After reactivation')
+    await createCustomers(company.api, 1, 'After reactivation')
     const ids = await eventIds(server().knex, company.id, 'customers.created')
     await until(() => receiver.accepted(to).length === 1)
     assert.equal(receiver.accepted(to)[0].id, ids[3])
@@ -317,7 +301,7 @@ forEachDatabase('webhook delivery', (suite) => {
       })
       assert.equal(res.status, 201, res.text)
       names['rebind.example.test'] = ['127.0.0.1']
-      await createCustomers(company.api, 2, { knex: windowed().knex, companyId: company.id })
+      await createCustomers(company.api, 2)
       const sub = await eventually(
         async () => (await company.api.get(`/v1/webhook-subscriptions/${res.body.id}`)).body,
         (found) => found.deactivatedAt !== null
@@ -332,6 +316,14 @@ forEachDatabase('webhook delivery', (suite) => {
         [first.nextAttemptAt, first.deliveredAt, second.attempts, second.nextAttemptAt, second.lastError],
         [null, null, 0, null, 'not sent: the subscription was deactivated']
       )
+      // The deactivation is a logged change of the server's own (CONTRACT §13.1 actor `system`).
+      const logged = await windowed()
+        .knex('event_log')
+        .where({ companyId: company.id, type: 'webhook-subscriptions.patched' })
+        .orderBy('id', 'desc')
+        .first()
+      assert.equal(JSON.parse(logged.data).deactivatedAt, sub.deactivatedAt)
+      assert.deepEqual(JSON.parse(logged.actor), { system: true })
     })
   })
 })

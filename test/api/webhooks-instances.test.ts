@@ -9,7 +9,7 @@ import { forEachDatabase } from '../support/harness'
 import { HttpClient } from '../support/http'
 import { scratchDatabase } from '../support/scratch-database'
 import { eventually, until } from '../support/wait'
-import { createCustomers, ensureEventLog, eventIds } from '../support/webhook-events'
+import { createCustomers, eventIds } from '../support/webhook-events'
 import { verified, WebhookReceiver } from '../support/webhook-receiver'
 
 /**
@@ -48,7 +48,6 @@ forEachDatabase('webhooks on several instances', (suite) => {
 
   before(async () => {
     receiver = await new WebhookReceiver().start()
-    await ensureEventLog(scratch.conn)
   })
   after(async () => {
     for (const child of running) await stopProcess(child)
@@ -83,7 +82,7 @@ forEachDatabase('webhooks on several instances', (suite) => {
       assert.equal(res.status, 201, res.text)
       subscriptions.push({ path: to, secret: res.body.secret })
     }
-    await createCustomers(api, EVENTS, { knex: scratch.conn, companyId: created.companyId })
+    await createCustomers(api, EVENTS)
     const ids = await eventIds(scratch.conn, created.companyId, 'customers.created')
     return { subscriptions, ids }
   }

@@ -73,9 +73,7 @@ forEachDatabase('settings page: webhooks in Chromium', (suite) => {
       const [subscription] = await knex('webhook_subscriptions').where({ companyId: company.id })
       await row(page, subscription.id).locator('text=Payroll bridge').waitFor()
       assert.equal(await row(page, subscription.id).locator('.scopes code').innerText(), 'customers.created')
-
-      const log = { knex, companyId: company.id }
-      await createCustomers(company.api, 2, log)
+      await createCustomers(company.api, 2)
       await until(() => receiver.accepted(to).length === 2)
       for (const delivery of receiver.accepted(to)) verified(delivery, secret)
       const ids = await eventIds(knex, company.id, 'customers.created')

@@ -8,7 +8,6 @@ import type { Application, Configuration } from '../../src/declarations'
 import type { DatabaseSuite, TestCompany } from './harness'
 import { HttpClient } from './http'
 import { scratchDatabase } from './scratch-database'
-import { ensureEventLog } from './webhook-events'
 
 /**
  * A server of its own that sends webhooks, on a database of its own, for the delivery tests:
@@ -60,7 +59,6 @@ export function webhookServer(
     prepare?.(app)
     const knex = app.get('knex')
     await migrateLatest(knex)
-    await ensureEventLog(knex)
     const listening: Server = await app.listen(0)
     const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`
     app.set('publicUrl', url)

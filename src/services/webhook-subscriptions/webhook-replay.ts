@@ -1,9 +1,11 @@
 import { Type } from '@feathersjs/typebox'
+import { Gone } from '@feathersjs/errors'
 import type { Knex } from 'knex'
 import type { Application, HookContext, NextFunction, Params } from '../../declarations'
 import { badRequest } from '../../resources/validation'
 import { conflict } from '../../errors'
-import { EVENT_LOG, queueReplay } from '../../webhooks/queue'
+import { queueReplay } from '../../webhooks/queue'
+import { EVENT_TABLE, HEAD_TABLE } from '../../events/event-log'
 import { findSubscription } from './webhook-deliveries'
 import { COLLECTION } from './webhook-subscriptions.rules'
 
@@ -52,10 +54,19 @@ export function parseReplayBody(body: unknown): number {
   return Number(after)
 }
 
-/** `after` must be 0 or an event of the company's log (a cursor of another company's log is refused, CONTRACT §13.6). */
+/**
+ * `after` must be 0 or an event of the company's log, as a feed cursor (CONTRACT §13.6): one that
+ * retention has passed (events after it are gone) is 410, an id of another company's log 400.
+ */
 async function checkAfter(db: Knex, companyId: number, after: number) {
-  if (after === 0) return
-  const found = await db(EVENT_LOG).where({ companyId, id: after }).first('id')
+  const head = await db(HEAD_TABLE).where({ companyId }).first('prunedThrough')
+  const prunedThrough = Number(head?.prunedThrough ?? 0)
+  if (after === prunedThrough || after === 0) return
+  if (after < prunedThrough)
+    throw new Gone(`Events after ${after} are past retention and were deleted; replay from a later event id`, {
+      validationErrors: { after: `is older than the retained events (the oldest follows ${prunedThrough})` }
+    })
+  const found = await db(EVENT_TABLE).where({ companyId, id: after }).first('id')
   if (!found) throw badRequest('Invalid replay body', { after: "is not an event id of this company's log" })
 }
 

@@ -49,7 +49,7 @@ export function subscriptionOperations(tools: OpenApiTools, registered: Register
       summary: 'Send retained events again',
       description:
         "Queues the company's retained events after `after` for this subscription again, as its `types` select them, " +
-        `behind the deliveries already queued, in log order. ${SCOPE_NOTE} 400 when \`after\` is not an event id of the company's log; 409 when the subscription is deactivated.`,
+        `behind the deliveries already queued, in log order. ${SCOPE_NOTE} 400 when \`after\` is not an event id of the company's log, 410 when retention has deleted the events after it; 409 when the subscription is deactivated.`,
       operationId: 'replayWebhookSubscription',
       parameters: [tools.pathParameter(resource.idParam)],
       requestBody: {
@@ -58,7 +58,7 @@ export function subscriptionOperations(tools: OpenApiTools, registered: Register
       },
       responses: {
         '202': tools.json(tools.component('WebhookReplayQueued', replayQueued), 'Queued.'),
-        ...tools.errors(401, 403, 400, 404, 409, 413, 415)
+        ...tools.errors(401, 403, 400, 404, 409, 410, 413, 415)
       }
     }
   }

@@ -80,6 +80,7 @@ function startDelivery(app: Application, server?: Server) {
   if (server) pacer.watch(server)
   const dispatcher = new WebhookDispatcher({
     pacer,
+    retentionDays: app.get('events').retentionDays,
     knex: senderDb,
     settings,
     appSecret: app.get('appSecret'),
