@@ -8,20 +8,9 @@ import { Resolver, systemResolver } from './addresses'
 import { decryptSigningSecret } from './secrets'
 import { deliveryBody, WebhookSender } from './send'
 import { Pacer } from './pacer'
-import {
-  claimSubscriptions,
-  ClaimedSubscription,
-  dropExpired,
-  pruneDeliveries,
-  QUEUE_STEP,
-  QueuedDelivery,
-  queuedDeliveries,
-  queueNewEvents,
-  recordDelivered,
-  recordFailure,
-  releaseClaim,
-  renewClaim
-} from './queue'
+import { claimSubscriptions, ClaimedSubscription, releaseClaim, renewClaim } from './claims'
+import { QUEUE_STEP, QueuedDelivery, queuedDeliveries, queueNewEvents } from './queue'
+import { dropExpired, pruneDeliveries, recordDelivered, recordFailure } from './outcomes'
 
 /**
  * Sends webhook deliveries (CONTRACT §13.3) from every instance that runs one

@@ -12,7 +12,7 @@ import { COLLECTION } from './webhook-subscriptions.rules'
 /**
  * `GET /v1/webhook-subscriptions/{id}/deliveries` (CONTRACT §13.3, §13.6): what was queued for a
  * subscription and how its attempts went; a list like any other (page, size, filters, `$sort`).
- * Written by the senders only (src/webhooks/queue.ts).
+ * Written by the senders only (src/webhooks/queue.ts, outcomes.ts).
  */
 
 declare module '../../declarations' {

@@ -7,7 +7,8 @@ import { normalizeScopes } from '../../auth/scopes'
 import { Resolver, systemResolver, urlProblem } from '../../webhooks/addresses'
 import { typePatternErrors } from '../../webhooks/event-types'
 import { decryptSigningSecret, encryptSigningSecret, newSigningSecret } from '../../webhooks/secrets'
-import { abandonQueue, logHead, SUBSCRIPTIONS } from '../../webhooks/queue'
+import { logHead, SUBSCRIPTIONS } from '../../webhooks/queue'
+import { abandonQueue } from '../../webhooks/outcomes'
 
 /**
  * The rules of webhook subscriptions (CONTRACT §13.3) a schema cannot say: where a URL may
