@@ -4,7 +4,7 @@ import prettier from 'prettier'
 import type { Resource } from '../src/resources/define-resource'
 import { buildQuerySchema } from '../src/resources/query'
 import { API_PREFIX } from '../src/resources/register'
-import { declaredLookups, declaredMethods, declaredResources } from '../src/services/declared'
+import { declaredLookups, declaredMethods, declaredNested, declaredResources } from '../src/services/declared'
 import { byUserQuerySchema } from '../src/services/by-user'
 import { uploadResource, UPLOAD_PARENTS } from '../src/services/uploads/uploads.schema'
 import { TypeWriter } from './client-types'
@@ -115,11 +115,16 @@ function resourceTypes(resource: Resource): string {
     .join('\n')
 }
 
-/** The collection's URL path in doc comments; uploads live under their parents. */
+/** Nested services with a declared resource (a subscription's deliveries), and the actions (its replay). */
+const nestedResources = declaredNested.flatMap((nested) => ('resource' in nested ? [nested] : []))
+const nestedActions = declaredNested.flatMap((nested) => ('action' in nested ? [nested] : []))
+const template = (path: string) => `/${path.replace(/:(\w+)/g, '{$1}')}`
+
+/** The collection's URL path in doc comments; uploads live under their parents, nested lists under their record. */
 const urlOf = (resource: Resource) =>
   resource === uploadResource
     ? `/${API_PREFIX}/{assignments|assignment-events}/{parentId}/uploads`
-    : `/${API_PREFIX}/${resource.path}`
+    : template(nestedResources.find((nested) => nested.resource === resource)?.path ?? `${API_PREFIX}/${resource.path}`)
 
 const methodUnion = (methods: readonly string[]) => methods.map((m) => `'${m}'`).join(' | ')
 
@@ -141,10 +146,28 @@ function definitions() {
       `  '${uploadPath(parent.collection, parent.field)}': Collection<Upload, UploadData & UploadFile, UploadPatch, UploadQuery, ${methodUnion(uploadResource.methods)}, { ${parent.field}: number }>`
     )
   }
+  for (const { path, route, resource } of nestedResources) {
+    const { entity, methods } = resource
+    entries.push(
+      `  '${path}': Collection<${entity}, never, never, ${methods.includes('find') ? `${entity}Query` : 'never'}, ${methodUnion(methods)}, { ${route}: number }>`
+    )
+  }
+  // An action is a create-only service: its body is the data, its answer the result.
+  for (const { path, route, action } of nestedActions)
+    entries.push(
+      `  '${path}': Collection<${action.result.$id}, ${action.data.$id}, never, never, '${action.method}', { ${route}: number }>`
+    )
   return entries
 }
 
 const uploadPath = (collection: string, field: string) => `${API_PREFIX}/${collection}/:${field}/uploads`
+
+function actionTypes(): string[] {
+  return nestedActions.flatMap(({ path, action }) => [
+    writer.interfaceOf(action.data.$id!, action.data, `/** The body of \`POST ${template(path)}\`. */\n`),
+    writer.interfaceOf(action.result.$id!, action.result, `/** The answer of \`POST ${template(path)}\`. */\n`)
+  ])
+}
 
 function lookupQueries(): string[] {
   return declaredLookups.map((lookup) =>
@@ -157,12 +180,18 @@ function lookupQueries(): string[] {
 }
 
 async function main() {
-  const resources = [...declaredResources, uploadResource]
-  const body = resources.map(resourceTypes)
+  const resources = [...declaredResources, uploadResource, ...nestedResources.map((nested) => nested.resource)]
+  const body = [...resources.map(resourceTypes), ...actionTypes()]
   const lookups = lookupQueries()
   const methods = {
     ...declaredMethods,
-    ...Object.fromEntries(UPLOAD_PARENTS.map((p) => [uploadPath(p.collection, p.field), [...uploadResource.methods]]))
+    ...Object.fromEntries(UPLOAD_PARENTS.map((p) => [uploadPath(p.collection, p.field), [...uploadResource.methods]])),
+    ...Object.fromEntries(
+      declaredNested.map((nested) => [
+        nested.path,
+        'resource' in nested ? [...nested.resource.methods] : [nested.action.method]
+      ])
+    )
   }
   const source = [
     '// Generated from the resource declarations by `npm run generate:client`; do not edit.',

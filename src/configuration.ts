@@ -47,6 +47,29 @@ export const configurationSchema = Type.Object(
       retentionHours: Type.Number({ exclusiveMinimum: 0 }),
       pruneIntervalSeconds: Type.Number({ exclusiveMinimum: 0 })
     }),
+    /** Webhook delivery (CONTRACT §13.3, docs/integrations.md); the timings are settings so tests run in seconds. */
+    webhooks: Type.Object({
+      /** This process sends deliveries (every instance may: claims keep them from sending one twice). */
+      deliver: Type.Boolean(),
+      /** `http://` and private, loopback or link-local addresses as subscription URLs (development and tests). */
+      allowPrivateUrls: Type.Boolean(),
+      /** A receiver that has not answered 2xx this long after the request began has failed the attempt. */
+      timeoutMs: Type.Integer({ minimum: 1 }),
+      /** The waits after the 1st, 2nd, ... failed attempt of a delivery; the last one repeats. */
+      retryDelaysMs: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1 }),
+      /** A subscription failing this long without one success is deactivated. */
+      failureWindowMs: Type.Integer({ minimum: 1 }),
+      /** How long an instance's claim on a subscription lasts unless renewed (a dead instance's claims expire). */
+      claimTtlMs: Type.Integer({ minimum: 1 }),
+      /** The slow look for work besides the wake-up after writes (other instances' writes, retries that came due). */
+      pollMs: Type.Integer({ minimum: 1 }),
+      /** Subscriptions this process sends to at once. */
+      concurrency: Type.Integer({ minimum: 1 }),
+      /** Deliveries sent per claim before the subscription goes back in line. */
+      batchSize: Type.Integer({ minimum: 1 }),
+      /** Deliveries per second at most (per process) while it is serving requests; unpaced when it has none. */
+      busyPerSecond: Type.Number({ exclusiveMinimum: 0 })
+    }),
     authentication: Type.Any()
   },
   { $id: 'ApplicationConfiguration' }

@@ -42,7 +42,8 @@ export const CONFLICT_REASONS = {
   'already-deactivated': 'the user is already deactivated',
   'last-admin': 'the last active administrator cannot be deactivated',
   'already-revoked': 'the API key is already revoked',
-  'idempotency-in-flight': 'a request with the same `Idempotency-Key` is still running; retry once it has answered'
+  'idempotency-in-flight': 'a request with the same `Idempotency-Key` is still running; retry once it has answered',
+  'subscription-deactivated': 'the webhook subscription is deactivated: reactivate it before a replay'
 } as const
 
 export type ConflictReason = keyof typeof CONFLICT_REASONS

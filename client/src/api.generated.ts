@@ -1426,6 +1426,70 @@ export interface TimeSheetMonthQuery {
   updatedAt?: string | null | RangeFilter<string>
 }
 
+// WebhookSubscription: /v1/webhook-subscriptions
+/** A Webhook Subscription as the API answers it. */
+export interface WebhookSubscription {
+  id: number
+  /** Where events are POSTed: an https:// URL whose host resolves only to public addresses (private, loopback and link-local addresses are refused). */
+  url: string
+  /** Event types to receive, `<collection>.<created|patched|removed>` or `company.recomputed`; `*` stands for either part (`time-entries.*`, `*.removed`) or, alone, for every type. Empty (the default): every type. */
+  types: string[]
+  description: string | null
+  /**
+   * Set: the subscription receives nothing and its queued deliveries are given up (also set by the server after 3 days of failed deliveries). Back to null: it receives the events from then on; `replay` sends the ones before.
+   * An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`).
+   */
+  deactivatedAt: string | null
+  /** An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`). */
+  createdAt: string
+  /** An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`). */
+  updatedAt: string
+}
+
+/** The body of `POST /v1/webhook-subscriptions`. */
+export interface WebhookSubscriptionData {
+  /** Where events are POSTed: an https:// URL whose host resolves only to public addresses (private, loopback and link-local addresses are refused). */
+  url: string
+  /** Event types to receive, `<collection>.<created|patched|removed>` or `company.recomputed`; `*` stands for either part (`time-entries.*`, `*.removed`) or, alone, for every type. Empty (the default): every type. */
+  types?: string[]
+  description?: string | null
+  /**
+   * Set: the subscription receives nothing and its queued deliveries are given up (also set by the server after 3 days of failed deliveries). Back to null: it receives the events from then on; `replay` sends the ones before.
+   * An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`).
+   */
+  deactivatedAt?: string | null
+}
+
+/** The body of `PATCH /v1/webhook-subscriptions/{id}`: fields left out keep their value. */
+export interface WebhookSubscriptionPatch {
+  /** Where events are POSTed: an https:// URL whose host resolves only to public addresses (private, loopback and link-local addresses are refused). */
+  url?: string
+  /** Event types to receive, `<collection>.<created|patched|removed>` or `company.recomputed`; `*` stands for either part (`time-entries.*`, `*.removed`) or, alone, for every type. Empty (the default): every type. */
+  types?: string[]
+  description?: string | null
+  /**
+   * Set: the subscription receives nothing and its queued deliveries are given up (also set by the server after 3 days of failed deliveries). Back to null: it receives the events from then on; `replay` sends the ones before.
+   * An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`).
+   */
+  deactivatedAt?: string | null
+}
+
+/** The list query of `GET /v1/webhook-subscriptions`: exactly its filters, operators and sort keys. */
+export interface WebhookSubscriptionQuery {
+  /** The page, from 0 (default 0). */
+  page?: number
+  /** Items a page, 1..20 (default 10). */
+  size?: number
+  /** Sort by filterable fields, in the order given (ties broken by id). */
+  $sort?: SortOf<'id' | 'url' | 'description' | 'deactivatedAt' | 'createdAt' | 'updatedAt'>
+  id?: number | null | RangeFilter<number>
+  url?: string | null | TextFilter
+  description?: string | null | TextFilter
+  deactivatedAt?: string | null | RangeFilter<string>
+  createdAt?: string | null | RangeFilter<string>
+  updatedAt?: string | null | RangeFilter<string>
+}
+
 // Upload: /v1/{assignments|assignment-events}/{parentId}/uploads
 /** A Upload as the API answers it. */
 export interface Upload {
@@ -1470,6 +1534,66 @@ export interface UploadQuery {
   $sort?: SortOf<'id' | 'categoryId'>
   id?: number | null | RangeFilter<number>
   categoryId?: number | null | RangeFilter<number>
+}
+
+// WebhookDelivery: /v1/webhook-subscriptions/{webhookSubscriptionId}/deliveries
+/** A Webhook Delivery as the API answers it. */
+export interface WebhookDelivery {
+  id: number
+  /** The event delivered: its id in the log, also the `webhook-id` header of every attempt. */
+  eventId: string
+  /** The event type. */
+  type: string
+  /** Attempts made so far. */
+  attempts: number
+  /** HTTP status of the last attempt; null: no answer. */
+  lastStatus: number | null
+  /** Why the last attempt failed, or why the delivery was given up. */
+  lastError: string | null
+  /**
+   * When it goes out next; null once delivered or given up.
+   * An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`).
+   */
+  nextAttemptAt: string | null
+  /**
+   * When the receiver answered 2xx.
+   * An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`).
+   */
+  deliveredAt: string | null
+  /**
+   * When it was queued.
+   * An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`).
+   */
+  createdAt: string
+}
+
+/** The list query of `GET /v1/webhook-subscriptions/{webhookSubscriptionId}/deliveries`: exactly its filters, operators and sort keys. */
+export interface WebhookDeliveryQuery {
+  /** The page, from 0 (default 0). */
+  page?: number
+  /** Items a page, 1..20 (default 10). */
+  size?: number
+  /** Sort by filterable fields, in the order given (ties broken by id). */
+  $sort?: SortOf<'id' | 'type' | 'attempts' | 'lastStatus' | 'nextAttemptAt' | 'deliveredAt' | 'createdAt'>
+  id?: number | null | RangeFilter<number>
+  type?: string | null | TextFilter
+  attempts?: number | null | RangeFilter<number>
+  lastStatus?: number | null | RangeFilter<number>
+  nextAttemptAt?: string | null | RangeFilter<string>
+  deliveredAt?: string | null | RangeFilter<string>
+  createdAt?: string | null | RangeFilter<string>
+}
+
+/** The body of `POST /v1/webhook-subscriptions/{webhookSubscriptionId}/replay`. */
+export interface WebhookReplay {
+  /** An event id of the company's log: the events after it are sent again ("0": every retained event). The `webhook-id` of a delivery is its event id. */
+  after: string | number
+}
+
+/** The answer of `POST /v1/webhook-subscriptions/{webhookSubscriptionId}/replay`. */
+export interface WebhookReplayQueued {
+  /** Deliveries queued. */
+  queued: number
 }
 
 // By-user look-ups
@@ -1708,6 +1832,13 @@ export interface ServiceDefinitions {
     TimeSheetMonthQuery,
     'find' | 'get' | 'patch'
   >
+  'v1/webhook-subscriptions': Collection<
+    WebhookSubscription,
+    WebhookSubscriptionData,
+    WebhookSubscriptionPatch,
+    WebhookSubscriptionQuery,
+    'find' | 'get' | 'create' | 'patch' | 'remove'
+  >
   'v1/time-sheet-days/by-user': Lookup<TimeSheetDay, TimeSheetDayByUserQuery>
   'v1/time-sheet-weeks/by-user': Lookup<TimeSheetWeek, TimeSheetWeekByUserQuery>
   'v1/time-sheet-months/by-user': Lookup<TimeSheetMonth, TimeSheetMonthByUserQuery>
@@ -1726,6 +1857,22 @@ export interface ServiceDefinitions {
     UploadQuery,
     'find' | 'get' | 'create' | 'patch' | 'remove',
     { assignmentEventId: number }
+  >
+  'v1/webhook-subscriptions/:webhookSubscriptionId/deliveries': Collection<
+    WebhookDelivery,
+    never,
+    never,
+    WebhookDeliveryQuery,
+    'find',
+    { webhookSubscriptionId: number }
+  >
+  'v1/webhook-subscriptions/:webhookSubscriptionId/replay': Collection<
+    WebhookReplayQueued,
+    WebhookReplay,
+    never,
+    never,
+    'create',
+    { webhookSubscriptionId: number }
   >
 }
 
@@ -1752,10 +1899,13 @@ export const SERVICE_METHODS = {
   'v1/time-sheet-days': ['find', 'get', 'create', 'patch'],
   'v1/time-sheet-weeks': ['find', 'get', 'patch'],
   'v1/time-sheet-months': ['find', 'get', 'patch'],
+  'v1/webhook-subscriptions': ['find', 'get', 'create', 'patch', 'remove'],
   'v1/time-sheet-days/by-user': ['find'],
   'v1/time-sheet-weeks/by-user': ['find'],
   'v1/time-sheet-months/by-user': ['find'],
   'v1/changes': ['find'],
   'v1/assignments/:assignmentId/uploads': ['find', 'get', 'create', 'patch', 'remove'],
-  'v1/assignment-events/:assignmentEventId/uploads': ['find', 'get', 'create', 'patch', 'remove']
+  'v1/assignment-events/:assignmentEventId/uploads': ['find', 'get', 'create', 'patch', 'remove'],
+  'v1/webhook-subscriptions/:webhookSubscriptionId/deliveries': ['find'],
+  'v1/webhook-subscriptions/:webhookSubscriptionId/replay': ['create']
 } as const

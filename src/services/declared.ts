@@ -23,6 +23,9 @@ import { userResource } from './users/users.schema'
 import { timeSheetDayResource } from './time-sheet-days/time-sheet-days.schema'
 import { timeSheetWeekResource } from './time-sheet-weeks/time-sheet-weeks.schema'
 import { timeSheetMonthResource } from './time-sheet-months/time-sheet-months.schema'
+import { webhookSubscriptionResource } from './webhook-subscriptions/webhook-subscriptions.schema'
+import { DELIVERIES_PATH, webhookDeliveryResource } from './webhook-subscriptions/webhook-deliveries'
+import { REPLAY_PATH, replayBody, replayQueued } from './webhook-subscriptions/webhook-replay'
 import { dayByUser } from './time-sheet-days/time-sheet-days'
 import { weekByUser } from './time-sheet-weeks/time-sheet-weeks'
 import { monthByUser } from './time-sheet-months/time-sheet-months'
@@ -30,7 +33,8 @@ import { monthByUser } from './time-sheet-months/time-sheet-months'
 /**
  * The collections mounted at `/v1/<path>`, as declared: the app's ServiceTypes and the typed
  * client's service map and method lists are derived from this list. (Uploads are not here: they
- * live under a parent, `/v1/assignments/:assignmentId/uploads`.)
+ * live under a parent, `/v1/assignments/:assignmentId/uploads`; nor are a webhook subscription's
+ * deliveries and replay, under `/v1/webhook-subscriptions/:webhookSubscriptionId/`.)
  */
 export const declaredResources = [
   customerResource,
@@ -53,11 +57,26 @@ export const declaredResources = [
   userWorkingTimeResource,
   timeSheetDayResource,
   timeSheetWeekResource,
-  timeSheetMonthResource
+  timeSheetMonthResource,
+  webhookSubscriptionResource
 ] as const
 
 /** The by-user look-ups, mounted at `/v1/<collection>/by-user` next to their collections. */
 export const declaredLookups = [dayByUser, weekByUser, monthByUser] as const
+
+/**
+ * Services under one record of a collection besides uploads: a webhook subscription's deliveries
+ * (a declared read-only list) and its replay (an action, described by its body and answer). The
+ * typed client's service map and method list include them, with their route parameter.
+ */
+export const declaredNested = [
+  { path: `${API_PREFIX}/${DELIVERIES_PATH}`, route: 'webhookSubscriptionId', resource: webhookDeliveryResource },
+  {
+    path: `${API_PREFIX}/${REPLAY_PATH}`,
+    route: 'webhookSubscriptionId',
+    action: { method: 'create', data: replayBody, result: replayQueued }
+  }
+] as const
 
 export type DeclaredResource = (typeof declaredResources)[number]
 export type DeclaredLookup = (typeof declaredLookups)[number]

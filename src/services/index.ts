@@ -22,6 +22,7 @@ import { timeSheetDays } from './time-sheet-days/time-sheet-days'
 import { timeSheetWeeks } from './time-sheet-weeks/time-sheet-weeks'
 import { timeSheetMonths } from './time-sheet-months/time-sheet-months'
 import { changes } from './changes/changes'
+import { webhookSubscriptions } from './webhook-subscriptions/webhook-subscriptions'
 
 /** Every /v1 service; each is a declaration registered through the shared machinery. */
 export const services = (app: Application) => {
@@ -47,6 +48,7 @@ export const services = (app: Application) => {
   app.configure(timeSheetDays)
   app.configure(timeSheetWeeks)
   app.configure(timeSheetMonths)
+  app.configure(webhookSubscriptions)
   // After every collection: the feed's event types are theirs.
   app.configure(changes)
 }

@@ -6,6 +6,7 @@ import { ApiKeysService } from './api-keys'
 import { CompanySettingsService, WorkingTimesService } from './company'
 import { ScopesService } from './scopes'
 import { UsageService } from './usage'
+import { WebhookReplaysService, WebhookSubscriptionsService } from './webhooks'
 import { endSessions } from '../services/users/user-accounts'
 import type { HookContext } from '../declarations'
 import { noQuery, requireSettingsLogin, withoutEvents } from './settings.hooks'
@@ -24,7 +25,14 @@ const SERVICES = [
   },
   { path: 'usage', idParam: 'apiKeyId', service: UsageService, methods: ['find'] },
   { path: 'admins', idParam: 'adminId', service: AdminsService, methods: ['find', 'create', 'patch', 'remove'] },
-  { path: 'scopes', idParam: 'scope', service: ScopesService, methods: ['find'] }
+  { path: 'scopes', idParam: 'scope', service: ScopesService, methods: ['find'] },
+  {
+    path: 'webhook-subscriptions',
+    idParam: 'webhookSubscriptionId',
+    service: WebhookSubscriptionsService,
+    methods: ['find', 'create', 'patch', 'remove']
+  },
+  { path: 'webhook-replays', idParam: 'webhookSubscriptionId', service: WebhookReplaysService, methods: ['create'] }
 ] as const
 
 /**

@@ -3,9 +3,13 @@ import { DASHBOARD_KEY_STORAGE } from './handover'
 import { loadAdmins, startAdmins } from './settings-admins'
 import { chosenScopes, renderScopeChoices, resetScopeChoices, ScopeChoices, scopesCell } from './settings-scopes'
 import { setCompanyTimezone, showWorkingTimes, startWorkingTimes } from './settings-working-times'
+import { loadWebhooks, startWebhooks } from './settings-webhooks'
 import type { CompanySettings } from '../settings/company'
 
-/** The settings page: admin login, API keys with their scopes, per-key usage, administrators, company and its working-time versions. */
+/**
+ * The settings page: admin login, API keys with their scopes, per-key usage, webhooks, administrators,
+ * company and its working-time versions.
+ */
 
 const TOKEN_STORAGE = 'crewclock.settings.token'
 
@@ -116,7 +120,12 @@ async function openSettings() {
   byId('who').textContent = company.name
   fillCompanyForm(company)
   showWorkingTimes(company)
-  const [scopeChoices] = await Promise.all([api<ScopeChoices>('GET', '/settings/scopes'), loadKeys(), loadAdmins()])
+  const [scopeChoices] = await Promise.all([
+    api<ScopeChoices>('GET', '/settings/scopes'),
+    loadKeys(),
+    loadWebhooks(),
+    loadAdmins()
+  ])
   renderScopeChoices(scopeChoices)
 }
 
@@ -313,6 +322,7 @@ function start() {
   byId('new-key-copy').addEventListener('click', () => copyText(byId<HTMLInputElement>('new-key-value').value))
   byId('company-form').addEventListener('submit', saveCompany)
   startAdmins({ api, notice, showFieldErrors, signOut, errorText })
+  startWebhooks({ api, notice, showFieldErrors, errorText })
   startWorkingTimes({ api, notice, showFieldErrors, errorText })
   byId('timezones').replaceChildren(...Intl.supportedValuesOf('timeZone').map((zone) => h('option', { value: zone })))
   if (token) openSettings().catch(() => signOut())

@@ -1,0 +1,290 @@
+import crypto from 'node:crypto'
+import os from 'node:os'
+import type { Knex } from 'knex'
+import { Webhook } from 'standardwebhooks'
+import type { Logger } from 'pino'
+import type { Configuration } from '../declarations'
+import { Resolver, systemResolver } from './addresses'
+import { decryptSigningSecret } from './secrets'
+import { deliveryBody, WebhookSender } from './send'
+import { Pacer } from './pacer'
+import { claimSubscriptions, ClaimedSubscription, releaseClaim, renewClaim } from './claims'
+import { QUEUE_STEP, QueuedDelivery, queuedDeliveries, queueNewEvents } from './queue'
+import { dropExpired, pruneDeliveries, recordDelivered, recordFailure } from './outcomes'
+
+/**
+ * Sends webhook deliveries (CONTRACT §13.3) from every instance that runs one
+ * (`webhooks.deliver`). It works in rounds: a round claims up to `concurrency` subscriptions
+ * that have work and starts one worker per claimed subscription, which queues the subscription's
+ * new events and sends its queue in order until the queue is empty, a delivery fails (the
+ * failure holds the later ones back until its retry) or `batchSize` deliveries went out; then the
+ * claim goes back and the subscription waits its turn behind the others. Workers of different
+ * subscriptions do not wait for each other, so a slow or failing receiver delays only itself.
+ *
+ * Rounds start when this instance's services emit an event (a write committed; with REDIS_URL
+ * also another instance's), when a retry this instance scheduled comes due, and every `pollMs`
+ * (writes of instances it does not hear from, and other instances' retries). An idle round is
+ * one query over the active subscriptions.
+ *
+ * While the instance serves requests, the work is paced (`Pacer`, `webhooks.busyPerSecond`).
+ *
+ * Successes are written in small batches (every `FLUSH_COUNT` deliveries or `FLUSH_MS`): a
+ * crash between a receiver's 2xx and that write sends those deliveries again (receivers
+ * de-duplicate by `webhook-id`); a stop (SIGTERM) finishes the attempts under way and writes
+ * them first, so a restart sends nothing twice.
+ */
+
+export type WebhookSettings = Configuration['webhooks']
+
+/** Delivered deliveries are written after this many, or this long after the last write, whichever comes first. */
+const FLUSH_COUNT = 25
+const FLUSH_MS = 250
+/** A burst of writes wakes one round shortly after its first event, not one per event. */
+const WAKE_DELAY_MS = 20
+const DAY_MS = 24 * 60 * 60 * 1000
+/** How often an instance deletes old finished deliveries. */
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000
+/** Steps through the log (each examines up to QUEUE_STEP events) before a batch goes out. */
+const MAX_QUEUE_STEPS = 20
+/** What one step of queueing weighs against one delivery, for the pacer. */
+const QUEUE_STEP_COST = 5
+
+export interface DispatcherOptions {
+  knex: Knex
+  settings: WebhookSettings
+  appSecret: string
+  logger: Logger
+  /** Deactivates a subscription whose failure window is over (a logged write with its event). */
+  deactivate: (companyId: number, subscriptionId: number) => Promise<void>
+  resolve?: Resolver
+  /** Paces the work while the instance serves requests. */
+  pacer: Pacer
+  /** Deliveries done this long ago are deleted (the event log's retention). */
+  retentionDays: number
+}
+
+export class WebhookDispatcher {
+  /** Names this instance's claims. */
+  readonly token = `${os.hostname().slice(0, 30)}:${process.pid}:${crypto.randomBytes(6).toString('hex')}`
+  private readonly working = new Map<number, Promise<void>>()
+  private readonly sender: WebhookSender
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private wakeTimer?: NodeJS.Timeout
+  private pollTimer?: NodeJS.Timeout
+  private pruneTimer?: NodeJS.Timeout
+  private pruning = false
+  private round?: Promise<void>
+  private again = false
+  private stopping = false
+
+  constructor(private readonly options: DispatcherOptions) {
+    const { settings } = options
+    // A claim is renewed when half of it is left: that half must cover a whole attempt, or another
+    // instance could take the subscription over while an attempt is still under way.
+    if (settings.claimTtlMs < 2 * settings.timeoutMs)
+      throw new Error(
+        `webhooks.claimTtlMs (${settings.claimTtlMs}) must be at least twice webhooks.timeoutMs (${settings.timeoutMs})`
+      )
+    this.sender = new WebhookSender({
+      timeoutMs: settings.timeoutMs,
+      allowPrivateUrls: settings.allowPrivateUrls,
+      resolve: options.resolve ?? systemResolver
+    })
+  }
+
+  start() {
+    this.pollTimer = setInterval(() => this.wake(), this.options.settings.pollMs)
+    this.pollTimer.unref()
+    this.pruneTimer = setInterval(() => void this.prune(), PRUNE_INTERVAL_MS)
+    this.pruneTimer.unref()
+    this.wake()
+  }
+
+  /** Deletes old finished deliveries; instances may do it side by side (a delete by age is idempotent). */
+  private async prune() {
+    if (this.pruning || this.stopping) return
+    this.pruning = true
+    try {
+      await pruneDeliveries(this.options.knex, new Date(Date.now() - this.options.retentionDays * DAY_MS))
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'webhooks: pruning old deliveries failed')
+    } finally {
+      this.pruning = false
+    }
+  }
+
+  /** Asks for a round soon (writes call this; many calls in a burst make one round). */
+  wake() {
+    if (this.stopping || this.wakeTimer) return
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined
+      this.startRound()
+    }, WAKE_DELAY_MS)
+    this.wakeTimer.unref()
+  }
+
+  /** A round at `at` (a retry this instance scheduled), when that comes before the next poll. */
+  private wakeAt(at: Date) {
+    const delay = at.getTime() - Date.now()
+    if (this.stopping || delay >= this.options.settings.pollMs) return
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer)
+        this.wake()
+      },
+      Math.max(0, delay)
+    )
+    timer.unref()
+    this.timers.add(timer)
+  }
+
+  private startRound() {
+    if (this.stopping) return
+    if (this.round) {
+      this.again = true
+      return
+    }
+    this.round = this.claimAndStart()
+      .catch((error) => this.options.logger.warn({ err: error }, 'webhooks: claiming work failed'))
+      .finally(() => {
+        this.round = undefined
+        if (this.again) {
+          this.again = false
+          this.wake()
+        }
+      })
+  }
+
+  private async claimAndStart() {
+    const { settings, knex } = this.options
+    const free = settings.concurrency - this.working.size
+    // A worker that finishes wakes the next round.
+    if (free <= 0) return
+    const now = new Date()
+    const claimed = await claimSubscriptions(knex, {
+      token: this.token,
+      now,
+      until: new Date(now.getTime() + settings.claimTtlMs),
+      limit: free
+    })
+    for (const subscription of claimed) {
+      let failed = false
+      const work = this.work(subscription)
+        .catch((error) => {
+          failed = true
+          this.options.logger.warn({ err: error, subscriptionId: subscription.id }, 'webhooks: sending failed')
+        })
+        .finally(() => {
+          this.working.delete(subscription.id)
+          // After an error (the database away) the next poll tries again, not at once.
+          if (!failed) this.wake()
+        })
+      this.working.set(subscription.id, work)
+    }
+    if (claimed.length === free) this.again = true
+  }
+
+  /** Queues and sends for one claimed subscription, then gives the claim back. */
+  private async work(subscription: ClaimedSubscription) {
+    const { knex, settings, appSecret } = this.options
+    try {
+      const signer = new Webhook(decryptSigningSecret(subscription.secret, appSecret))
+      let renewAt = Date.now() + settings.claimTtlMs / 2
+      const keepClaim = async () => {
+        if (Date.now() < renewAt) return true
+        renewAt = Date.now() + settings.claimTtlMs / 2
+        return renewClaim(knex, subscription.id, this.token, new Date(Date.now() + settings.claimTtlMs))
+      }
+      const stopped = () => this.stopping
+      let sent = 0
+      while (!this.stopping && sent < settings.batchSize) {
+        const wanted = settings.batchSize - sent
+        let queue = await queuedDeliveries(knex, subscription.id, wanted)
+        // The log is read as the deliveries go out, a batch ahead: a burst is queued at the pace it is sent.
+        let queued = queue.length
+        for (let step = 0; queued < wanted && step < MAX_QUEUE_STEPS; step++) {
+          if (!(await this.options.pacer.turn(QUEUE_STEP_COST, stopped))) return
+          const found = await queueNewEvents(knex, subscription.companyId, subscription.id, wanted - queued, new Date())
+          queued += found.queued
+          if (found.examined < QUEUE_STEP) break
+        }
+        if (queued > queue.length) queue = await queuedDeliveries(knex, subscription.id, wanted)
+        if (queue.length === 0) break
+        const due = new Date(queue[0].nextAttemptAt)
+        if (due.getTime() > Date.now()) {
+          this.wakeAt(due)
+          break
+        }
+        const result = await this.sendInOrder(subscription, signer, queue, keepClaim)
+        sent += result.sent
+        if (result.stop) break
+      }
+    } finally {
+      await releaseClaim(knex, subscription.id, this.token, new Date())
+    }
+  }
+
+  /**
+   * Sends `queue` in order while each delivery succeeds; a failure is recorded with its retry
+   * (or, past the failure window, deactivates the subscription) and ends the run.
+   */
+  private async sendInOrder(
+    subscription: ClaimedSubscription,
+    signer: Webhook,
+    queue: QueuedDelivery[],
+    keepClaim: () => Promise<boolean>
+  ): Promise<{ sent: number; stop: boolean }> {
+    const { knex, settings } = this.options
+    const delivered: { id: number; status: number }[] = []
+    const expired: number[] = []
+    let flushedAt = Date.now()
+    const flush = async () => {
+      await recordDelivered(knex, subscription.id, delivered.splice(0), new Date())
+      await dropExpired(knex, expired.splice(0))
+      flushedAt = Date.now()
+    }
+    let sent = 0
+    try {
+      for (const delivery of queue) {
+        if (!(await this.options.pacer.turn(1, () => this.stopping)) || !(await keepClaim()))
+          return { sent, stop: true }
+        if (delivery.data === null || delivery.occurredAt === null) {
+          expired.push(delivery.id)
+          continue
+        }
+        const outcome = await this.sender.send({
+          url: subscription.url,
+          id: delivery.eventId,
+          body: deliveryBody(delivery.type, delivery.occurredAt, delivery.data),
+          signer
+        })
+        if (outcome.delivered) {
+          delivered.push({ id: delivery.id, status: outcome.status! })
+          sent++
+          if (delivered.length >= FLUSH_COUNT || Date.now() - flushedAt >= FLUSH_MS) await flush()
+          continue
+        }
+        await flush()
+        const next = await recordFailure(knex, subscription, delivery, outcome, new Date(), settings)
+        if (next) this.wakeAt(next)
+        else await this.options.deactivate(subscription.companyId, subscription.id)
+        return { sent, stop: true }
+      }
+      return { sent, stop: false }
+    } finally {
+      await flush()
+    }
+  }
+
+  /** Stops claiming; the attempts under way finish and are written, the claims go back. */
+  async stop() {
+    this.stopping = true
+    clearInterval(this.pollTimer)
+    clearInterval(this.pruneTimer)
+    clearTimeout(this.wakeTimer)
+    for (const timer of this.timers) clearTimeout(timer)
+    await this.round
+    await Promise.allSettled([...this.working.values()])
+    this.sender.close()
+  }
+}
