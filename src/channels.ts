@@ -14,6 +14,8 @@ interface KeyedConnection extends RealTimeConnection {
   apiKeyId?: number
   /** The values of the log's `scope` column whose events the key can read (CONTRACT §10.1); null: all. */
   logScopes?: Set<string> | null
+  /** The socket gets the log's events after this id: those committed after its login. */
+  logFrom?: number
 }
 
 /** The part of an authentication result a socket's login joins channels by (see src/auth/authentication.ts). */
@@ -26,6 +28,7 @@ interface LoginResult {
 function forgetKey(connection: KeyedConnection) {
   delete connection.companyId
   delete connection.apiKeyId
+  delete connection.logFrom
   connection.logScopes = new Set()
 }
 
@@ -36,8 +39,9 @@ function forgetKey(connection: KeyedConnection) {
  * that authenticated with company A's key and then B's kept receiving A's events.
  *
  * It runs as the last step of the socket's `authenticate` (an after hook; Feathers' `login` event
- * comes later), so that the answer waits until the company's log is followed here: every event
- * committed after the client has its answer reaches the socket.
+ * comes later), so that the answer waits until the company's log is followed here: the socket gets
+ * the events after the head of the log at its login (every event committed after the client has its
+ * answer), none before.
  */
 function joinOnLogin(app: Application, delivery: LogDelivery) {
   app.service('authentication').hooks({
@@ -53,9 +57,9 @@ function joinOnLogin(app: Application, delivery: LogDelivery) {
           const apiKeyId = result?.apiKey?.id
           if (!companyId || !apiKeyId) return
           const scopes = visibleLogScopes(app, Array.isArray(result.apiKey?.scopes) ? result.apiKey.scopes : [])
-          await delivery.follow(companyId)
+          const logFrom = await delivery.follow(companyId)
           // Joined in the same turn as the follow settles: the poll never sees the company followed without its socket.
-          Object.assign(connection, { companyId, apiKeyId, logScopes: scopes && new Set(scopes) })
+          Object.assign(connection, { companyId, apiKeyId, logFrom, logScopes: scopes && new Set(scopes) })
           app.channel(companyChannel(companyId)).join(connection)
         }
       ]
@@ -125,8 +129,10 @@ function socketSender(app: Application) {
     paths ??= servicePaths(app)
     const connections = app.channel(companyChannel(companyId)).connections as KeyedConnection[]
     for (const { entry, scope } of events) {
+      const id = Number(entry.id)
       const readers = connections.filter(
-        (connection) => connection.logScopes === null || !!connection.logScopes?.has(scope)
+        (connection) =>
+          id > (connection.logFrom ?? Infinity) && (connection.logScopes === null || !!connection.logScopes?.has(scope))
       )
       if (readers.length === 0) continue
       const dot = entry.type.lastIndexOf('.')

@@ -38,6 +38,7 @@ export interface LogDeliveryOptions {
 interface Cursor {
   /** Every event up to this id has been handed on; valid once `started`. */
   delivered: number
+  /** False while the head could not be read (the database away): the poll reads it. */
   started: boolean
   starting: boolean
   /** The newest id a wake-up told of. */
@@ -46,8 +47,6 @@ interface Cursor {
   reading: Promise<void> | null
   /** A wake-up past `delivered` came during the read: read once more. */
   again: boolean
-  /** Settles when the head has been read (the company's events from then on reach its listeners). */
-  ready: Promise<void>
 }
 
 const DEFAULT_BATCH = 500
@@ -68,25 +67,29 @@ export class LogDelivery {
   }
 
   /**
-   * Follows the company from its current head on: events committed after this resolves reach its
-   * listeners. A listener that joins a company already followed gets the events after the point
-   * handed on so far (a few may have committed just before it joined; none is missing).
+   * Follows the company (if it is not yet) and answers where a new listener starts: the company's
+   * head now, or what was handed on already if that is further. The listener must be in place in
+   * the same turn as this settles (no poll can then find the company followed without it); it gets
+   * every event after the answer, and none before.
    */
-  follow(companyId: number): Promise<void> {
-    const existing = this.cursors.get(companyId)
-    if (existing) return existing.ready
-    const cursor: Cursor = {
-      delivered: 0,
-      started: false,
-      starting: false,
-      known: 0,
-      reading: null,
-      again: false,
-      ready: Promise.resolve()
+  async follow(companyId: number): Promise<number> {
+    let head: number | undefined
+    try {
+      head = await this.head(companyId)
+    } catch (error) {
+      this.options.logger.warn({ err: error, companyId }, 'realtime: could not read the head of the event log')
     }
-    this.cursors.set(companyId, cursor)
-    cursor.ready = this.start(companyId, cursor)
-    return cursor.ready
+    let cursor = this.cursors.get(companyId)
+    if (!cursor) {
+      cursor = { delivered: 0, started: false, starting: false, known: 0, reading: null, again: false }
+      this.cursors.set(companyId, cursor)
+    }
+    if (!cursor.started && head !== undefined) {
+      cursor.delivered = head
+      cursor.started = true
+      if (cursor.known > head) void this.read(companyId, cursor)
+    }
+    return Math.max(head ?? 0, cursor.delivered)
   }
 
   /** A write of the company committed events up to `lastId`. */
@@ -103,16 +106,10 @@ export class LogDelivery {
   async flush() {
     await Promise.all(
       [...this.cursors].map(async ([companyId, cursor]) => {
-        await cursor.ready
         await cursor.reading
         if (this.cursors.get(companyId) === cursor && cursor.started) await this.read(companyId, cursor)
       })
     )
-  }
-
-  /** The companies followed now (for tests and the shutdown's log line). */
-  get followed() {
-    return this.cursors.size
   }
 
   stop() {
@@ -120,20 +117,25 @@ export class LogDelivery {
     this.cursors.clear()
   }
 
+  private async head(companyId: number) {
+    const newest = await this.db(EVENT_TABLE).where({ companyId }).max('id as id').first()
+    return Number(newest?.id ?? 0)
+  }
+
+  /** The poll's second try at a head that `follow` could not read. */
   private async start(companyId: number, cursor: Cursor) {
     cursor.starting = true
     try {
-      const newest = await this.db(EVENT_TABLE).where({ companyId }).max('id as id').first()
-      cursor.delivered = Number(newest?.id ?? 0)
-      cursor.started = true
-    } catch (error) {
-      // The poll tries again; until then the company's listeners get nothing (the database is away).
-      this.options.logger.warn({ err: error, companyId }, 'realtime: could not read the head of the event log')
-      return
+      const head = await this.head(companyId)
+      if (!cursor.started) {
+        cursor.delivered = head
+        cursor.started = true
+      }
+    } catch {
+      // The database is still away: the next poll tries again.
     } finally {
       cursor.starting = false
     }
-    if (cursor.known > cursor.delivered) void this.read(companyId, cursor)
   }
 
   /**
@@ -184,11 +186,9 @@ export class LogDelivery {
     try {
       for (const [companyId, cursor] of [...this.cursors]) {
         if (this.cursors.get(companyId) !== cursor) continue
-        // A company whose head is being read is kept: its first listener joins once it is read.
-        if (!this.options.listening(companyId)) {
-          if (!cursor.starting) this.cursors.delete(companyId)
-        } else if (!cursor.started) {
-          if (!cursor.starting) await (cursor.ready = this.start(companyId, cursor))
+        if (!this.options.listening(companyId)) this.cursors.delete(companyId)
+        else if (!cursor.started) {
+          if (!cursor.starting) await this.start(companyId, cursor)
         } else await this.read(companyId, cursor)
       }
     } finally {
