@@ -13,7 +13,10 @@ import { io } from 'socket.io-client'
  * checkout can be measured against the same machine) share one SQLite file and one Redis; a
  * socket on instance A receives the `created` event of each customer written through instance B,
  * one write at a time. Latency is from sending the write to receiving its event (the HTTP request
- * is part of both sides of a before/after comparison); printed as median, p95 and max.
+ * is part of both sides of a before/after comparison); printed as median, p95 and max. The event
+ * comes from the event log: B's wake-up over Redis makes A read it. `--redis ''` runs the two
+ * without a bus, so each event waits for A's poll of the log (`realtime.logPollIntervalMs`); a
+ * checkout from before the log delivered nothing across instances then, and hangs.
  */
 const { values: args } = parseArgs({
   options: {

@@ -27,7 +27,6 @@ import { settings } from './settings/settings'
 import { channels } from './channels'
 import { SocketRegistry } from './sockets'
 import { createBus } from './sync/create-bus'
-import { syncServiceEvents } from './sync/service-events'
 import { usageCounting } from './auth/usage'
 import { docs } from './services/docs/docs'
 import { API_PREFIX } from './resources/register'
@@ -77,8 +76,8 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   // SYNC_KEY namespaces them like the events, so deployments sharing a Redis never mix counts.
   const namespace = app.get('syncKey') || 'crewclock'
   const limits = createRateLimits(rateLimit, { redisUrl: app.get('redisUrl'), namespace, logger })
-  // Service events and control messages between instances: Redis, the cluster primary, or none (src/sync/).
-  // The instance starts whether or not Redis answers; /ready tells.
+  // Wake-ups of the log readers and control messages between instances: Redis, the cluster primary, or none
+  // (src/sync/). The instance starts whether or not Redis answers; /ready tells.
   const bus = createBus({ redisUrl: app.get('redisUrl'), channel: `${namespace}:bus`, logger })
   app.set('bus', bus)
   app.set('rateLimits', limits)
@@ -102,7 +101,8 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
     }
     if (ctx.path === '/ready') {
       await knex.raw('select 1')
-      // Without Redis HTTP still serves: the instance stays ready, realtime says it is degraded (sockets refused).
+      // Without Redis HTTP still serves and sockets still get every event (from the log's poll, later):
+      // the instance stays ready, realtime says it is degraded.
       ctx.body = { status: 'ready', realtime: bus.connected ? 'ok' : 'degraded' }
       return
     }
@@ -156,8 +156,6 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.service('authentication').hooks({ before: { remove: [requireCredentialsToEndSession] } })
   app.configure(limitFailedLogins)
   app.configure(usageCounting)
-  // Routes service events through the bus with a mixin: it must be configured before the services.
-  app.configure(syncServiceEvents)
   app.configure(services)
   app.configure(settings)
   app.configure(channels)

@@ -209,7 +209,7 @@ function countRequests(server: Server) {
 
 /**
  * SIGTERM (CONTRACT §12, Shutdown): stop accepting connections and sockets, let in-flight requests
- * and socket calls finish (their events still reach the open sockets), then close the sockets'
+ * and socket calls finish and send their events (read from the log) to the open sockets, then close the sockets'
  * transports. Their clients see `transport close` and socket.io reconnects them, to another instance
  * or to this one's successor; socket.io's server disconnect (`disconnectSockets`) is never retried
  * by clients. Then the pool, the bus and the rest are closed by the app's teardown.
@@ -225,6 +225,12 @@ async function stopServing(app: Application, server: Server, requestsInFlight: (
     server.closeIdleConnections()
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
+  // The events of the writes that just finished are in the log: they go out before the sockets close.
+  const flushed = app.get('eventDelivery').flush()
+  await Promise.race([
+    flushed,
+    new Promise((resolve) => setTimeout(resolve, Math.max(200, deadline - performance.now())))
+  ])
   sockets.close()
   server.closeAllConnections()
   await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())])

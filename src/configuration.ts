@@ -38,7 +38,9 @@ export const configurationSchema = Type.Object(
     events: Type.Object({ retentionDays: Type.Number({ exclusiveMinimum: 0 }) }),
     realtime: Type.Object({
       /** How often each instance checks that the keys of its sockets still authenticate (the CLI's revocations). */
-      keyCheckIntervalMs: Type.Integer({ minimum: 100 })
+      keyCheckIntervalMs: Type.Integer({ minimum: 100 }),
+      /** How often each instance reads the event log of the companies with sockets on it, besides the wake-ups. */
+      logPollIntervalMs: Type.Integer({ minimum: 50 })
     }),
     /** Proxies whose X-Forwarded-For is believed: '' = none, a hop count, or comma-separated addresses. */
     trustProxy: Type.Union([Type.String(), Type.Number()]),

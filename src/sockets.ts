@@ -20,7 +20,7 @@ const CALLS = new Set(['find', 'get', 'create', 'update', 'patch', 'remove'])
  * close the sockets of a key or a company), whether new ones are admitted, and the calls still
  * running on them (a shutdown lets them finish). Two ways to end a socket:
  * - `close`: the transport closes (engine.io), the client sees `transport close` and socket.io
- *   reconnects on its own: for a restart, a Redis outage, a resync;
+ *   reconnects on its own: for a restart;
  * - `disconnect`: socket.io's server disconnect, which clients never retry: for a key that no
  *   longer authenticates, where a reconnect could only fail.
  */
@@ -30,18 +30,18 @@ export class SocketRegistry {
   private readonly running = new Map<Socket, Set<object>>()
   private inFlight = 0
   private stopping = false
+  private io?: Server
 
   constructor(private readonly app: Application) {}
 
   /**
-   * engine.io's `allowRequest`: no new socket while the instance stops, nor while the bus is down
-   * (Redis unreachable), since such a socket would silently miss the other instances' events. The
-   * client gets a connection error and socket.io retries with its backoff until it is admitted.
+   * engine.io's `allowRequest`: no new socket while the instance stops; the client gets a
+   * connection error and socket.io retries with its backoff (to another instance, or this one's
+   * successor). A Redis outage refuses nothing: events come from the event log, which every
+   * instance reads (channels.ts).
    */
   readonly admit = (_request: IncomingMessage, callback: (error: string | null | undefined, ok: boolean) => void) => {
     if (this.stopping) return callback('The server is shutting down', false)
-    if (!this.app.get('bus').connected)
-      return callback('Realtime is unavailable until this instance reaches the others again', false)
     callback(null, true)
   }
 
@@ -54,6 +54,7 @@ export class SocketRegistry {
     const authDeadlines = new WeakMap<RealTimeConnection, NodeJS.Timeout>()
     const authTimeoutMs = this.app.get('security').socketAuthTimeoutMs
     const logger = this.app.get('logger')
+    this.io = io
     this.app.on('login', (_result: unknown, { connection }: { connection?: RealTimeConnection } = {}) => {
       if (connection) clearTimeout(authDeadlines.get(connection))
     })
@@ -108,6 +109,19 @@ export class SocketRegistry {
 
   connections() {
     return this.byConnection.keys()
+  }
+
+  /**
+   * Sends one message to these connections' sockets: socket.io encodes it once for all of them
+   * (a broadcast to their ids), and each socket gets the messages in the order they were sent.
+   */
+  emit(connections: Iterable<RealTimeConnection>, event: string, payload: unknown) {
+    const ids: string[] = []
+    for (const connection of connections) {
+      const socket = this.byConnection.get(connection)
+      if (socket) ids.push(socket.id)
+    }
+    if (ids.length > 0) this.io?.to(ids).emit(event, payload)
   }
 
   /** Closes the transport of the sockets `which` selects (all by default): their clients reconnect. */

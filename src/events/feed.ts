@@ -22,7 +22,8 @@ export interface FeedPage {
   next: string
 }
 
-interface StoredEvent {
+/** A row of `event_log` as the feed and realtime delivery read it. */
+export interface StoredEvent {
   id: number
   type: string
   occurredAt: unknown
@@ -31,7 +32,8 @@ interface StoredEvent {
   requestId: string
 }
 
-const entryOf = (row: StoredEvent): LogEntry => ({
+/** The log entry a stored row stands for: the change feed's item, realtime's `crewclock event`. */
+export const entryOf = (row: StoredEvent): LogEntry => ({
   id: String(row.id),
   type: row.type,
   occurredAt: new Date(row.occurredAt as string).toISOString(),
@@ -39,6 +41,9 @@ const entryOf = (row: StoredEvent): LogEntry => ({
   actor: JSON.parse(row.actor),
   requestId: row.requestId
 })
+
+/** The columns `entryOf` reads. */
+export const ENTRY_COLUMNS = ['id', 'type', 'occurredAt', 'data', 'actor', 'requestId'] as const
 
 const badCursor = (message: string) =>
   new BadRequest(`Invalid query: after ${message}`, { validationErrors: { after: message } })
@@ -74,7 +79,7 @@ export async function readFeed(db: Knex, companyId: number, query: FeedQuery): P
     .where('id', '<=', last)
     .orderBy('id')
     .limit(query.size)
-    .select('id', 'type', 'occurredAt', 'data', 'actor', 'requestId')
+    .select(...ENTRY_COLUMNS)
   if (query.types) rows.whereIn('type', query.types)
   if (query.scopes) rows.whereIn('scope', query.scopes)
   const items = ((await rows) as StoredEvent[]).map(entryOf)

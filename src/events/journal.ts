@@ -9,8 +9,7 @@ import { Actor, appendEvents, LogEntry, NewEvent } from './event-log'
  * rows, fan-out moves, cascades) are noted by the code that causes them; a record noted twice is
  * one event (created and then changed: `created` with its final state). Records whose final state
  * is wanted are noted by id and read once, at the end; removed records are noted with their state
- * before the delete. After commit, the consequences go to sockets as they always did; the service
- * emits its own record itself (Feathers' standard event).
+ * before the delete. Sockets get them from the log (src/events/delivery.ts), after the commit.
  */
 
 type RecordAction = 'created' | 'patched' | 'removed'
@@ -20,7 +19,6 @@ type Row = Record<string, unknown>
 export interface LoggedService {
   resource: { path: string; table: string }
   decode(rows: Row[], params: Params, method?: 'get'): Promise<Row[]>
-  emit(event: string, data: unknown, context: unknown): void
 }
 
 interface PendingRecord {
@@ -31,7 +29,7 @@ interface PendingRecord {
   action: RecordAction
   /** Known when noted (own record, removed record); else read at the end. */
   data?: Row
-  /** The service that handles the request announces it on sockets itself. */
+  /** The request's own record: it comes before its consequences (after them when removed). */
   own: boolean
 }
 
@@ -50,6 +48,13 @@ declare module '../declarations' {
     eventJournal?: EventJournal
     /** The request's `X-Request-Id` (REST; set by the request log middleware). */
     requestId?: string
+  }
+  interface Configuration {
+    /**
+     * Told once a logged write has committed: its company and the id of its last event (realtime
+     * wakes up the readers of that company's log on every instance; set by src/channels.ts).
+     */
+    eventLogAppended?: (companyId: number, lastId: number) => void
   }
 }
 
@@ -99,7 +104,7 @@ export class EventJournal {
     else this.entries.push(merged)
   }
 
-  /** The request's own record (its service emits it): created or changed first, removed after its cascades. */
+  /** The request's own record: created or changed first, removed after its cascades. */
   own(path: string, action: RecordAction, record: Row) {
     this.note({ kind: 'record', path, id: Number(record.id), action, data: record, own: true }, action !== 'removed')
   }
@@ -166,8 +171,8 @@ export class EventJournal {
 
   /**
    * Appends the noted events to the log in `trx` (the last statements of the write: the log lock
-   * is held from here to the commit), and once the transaction has committed sends the
-   * consequences to sockets. Returns the log entries.
+   * is held from here to the commit), and once the transaction has committed announces the
+   * company's new head (`eventLogAppended`: realtime reads the log from there). Returns the log entries.
    */
   async commit(app: Application, trx: Knex.Transaction): Promise<LogEntry[]> {
     await this.readNoted(app, trx)
@@ -178,21 +183,12 @@ export class EventJournal {
       return { type: `${service.resource.path}.${entry.action}`, scope: entry.path.split('/')[1], data: entry.data! }
     })
     const logged = await appendEvents(trx, this.company.id, events, { actor: this.actor, requestId: this.requestId })
-    const announced = this.entries.filter((entry): entry is PendingRecord => entry.kind === 'record' && !entry.own)
-    if (announced.length > 0) {
-      const company = this.company
+    const announce = app.get('eventLogAppended')
+    if (announce) {
+      const companyId = this.company.id
+      const lastId = Number(logged[logged.length - 1].id)
       trx.executionPromise.then(
-        () => {
-          for (const { path, action, data } of announced) {
-            const method = action === 'created' ? 'create' : action === 'patched' ? 'patch' : 'remove'
-            ;(app.service(path) as LoggedService).emit(action, data, {
-              path,
-              method,
-              params: { company },
-              result: data
-            })
-          }
-        },
+        () => announce(companyId, lastId),
         () => undefined
       )
     }

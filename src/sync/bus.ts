@@ -22,14 +22,14 @@ export interface BusEnvelope {
 /**
  * Publish/subscribe of JSON messages between the processes that serve one deployment: every
  * subscriber of a topic on every instance gets every message published on it, in the order one
- * instance published them. Service events travel on it (`service-events.ts`), and so do control
- * messages (a revoked key, a gap that asks clients to resync); caches and the event log can use it
- * the same way. Messages are JSON values: a subscriber on another instance gets a parsed copy, one
- * on this instance the published value itself, which it must not change.
+ * instance published them. It carries wake-ups (the event log grew: realtime reads it) and control
+ * messages (a revoked key), never data that must arrive: messages are JSON values: a subscriber on
+ * another instance gets a parsed copy, one on this instance the published value itself, which it
+ * must not change.
  *
  * Delivery is at most once: while the transport is down (`connected` false, Redis unreachable)
- * other instances miss what is published, so a user of the bus that cannot afford to miss a
- * message listens to `down` and `up` and repairs (realtime closes its sockets; see channels.ts).
+ * other instances miss what is published, so a user of the bus has a way to repair (realtime polls
+ * the event log, each instance checks its sockets' keys), or listens to `down` and `up`.
  */
 export interface SyncBus {
   readonly kind: BusKind

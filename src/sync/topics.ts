@@ -5,20 +5,23 @@ import type { SyncBus } from './bus'
  * them from here, so an instance of one release understands the messages of another.
  */
 export const TOPICS = {
-  /** A service event (`created`, `patched`, ...) for the sockets of every instance: `ServiceEventMessage`. */
-  serviceEvent: 'service-event',
+  /**
+   * A write committed events to a company's log, up to `lastId`: `LogAppendedMessage`. A wake-up
+   * only: every instance reads the events from the log itself (src/events/delivery.ts), so a lost
+   * wake-up delays them until the next poll and loses nothing.
+   */
+  eventLogAppended: 'event-log.appended',
   /** Keys that stopped working (revoked, or their user deactivated): `{ apiKeyIds }`; their sockets are disconnected. */
-  apiKeysRevoked: 'api-keys.revoked',
-  /** Events of these companies may have been missed somewhere: `{ companyIds }`; their sockets are closed to resync. */
-  realtimeResync: 'realtime.resync'
+  apiKeysRevoked: 'api-keys.revoked'
 } as const
+
+export interface LogAppendedMessage {
+  companyId: number
+  lastId: number
+}
 
 export interface KeysRevokedMessage {
   apiKeyIds: number[]
-}
-
-export interface ResyncMessage {
-  companyIds: number[]
 }
 
 /** The numbers of `field` in a message from another instance (an older or newer release may send more). */

@@ -101,6 +101,21 @@ function typesOf(patterns: string[], known: string[]): string[] {
   return [...chosen]
 }
 
+/**
+ * The values of the log's `scope` column whose events a key sees (null: all), in the feed and on
+ * sockets: the collections it can read, and `company` (`company.recomputed`) with a time-sheet one.
+ */
+export function visibleLogScopes(app: Application, keyScopes: readonly string[]): string[] | null {
+  const collections = scopeCollections(registryOf(app).resources.map((registered) => ({ path: registered.path })))
+  const readable = readableCollections(keyScopes, collections)
+  return (
+    readable && [
+      ...readable,
+      ...(readable.some((collection) => SHEET_COLLECTIONS.includes(collection)) ? ['company'] : [])
+    ]
+  )
+}
+
 export class ChangesService {
   app?: Application
 
@@ -112,15 +127,10 @@ export class ChangesService {
     const app = this.app!
     const parsed = parseQuery(params.query)
     const types = parsed.patterns && typesOf(parsed.patterns, eventTypes(app))
-    const collections = scopeCollections(registryOf(app).resources.map((registered) => ({ path: registered.path })))
     // Internal calls (no provider) are the server's own and read everything.
-    const readable = params.provider ? readableCollections(params.apiKey?.scopes ?? [], collections) : null
-    if (readable && readable.length === 0)
+    const scopes = params.provider ? visibleLogScopes(app, params.apiKey?.scopes ?? []) : null
+    if (scopes && scopes.length === 0)
       throw new Forbidden('This API key lacks a read scope (any <collection>:read)', { scope: '*:read' })
-    const scopes = readable && [
-      ...readable,
-      ...(readable.some((collection) => SHEET_COLLECTIONS.includes(collection)) ? ['company'] : [])
-    ]
     return readFeed(app.get('knex'), params.company!.id, { after: parsed.after, size: parsed.size, types, scopes })
   }
 }
