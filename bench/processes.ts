@@ -14,7 +14,8 @@ export interface Target {
   stop: () => Promise<void>
 }
 
-async function freePort(): Promise<number> {
+/** A port free on this machine now (the OS picks it). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer()
     server.once('error', reject)

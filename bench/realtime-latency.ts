@@ -1,10 +1,10 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { io } from 'socket.io-client'
+import { freePort } from './processes'
 
 /**
  * `npx tsx bench/realtime-latency.ts [--root DIR] [--events 300] [--redis redis://127.0.0.1:6379]`
@@ -36,17 +36,6 @@ const env = {
   DATA_DIR: dir,
   REDIS_URL: args.redis!,
   SYNC_KEY: `crewclock-latency-${process.pid}`
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 async function serve(): Promise<{ child: ChildProcess; url: string }> {

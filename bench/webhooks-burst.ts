@@ -7,6 +7,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import knex from 'knex'
+import { freePort } from './processes'
 
 /**
  * `npx tsx bench/webhooks-burst.ts [--pg-url postgres://...] [--events 10000] [--rounds 6] [--window 4]`
@@ -48,17 +49,6 @@ const env = {
   WEBHOOKS_POLL_MS: '1000'
 }
 const log = (line: string) => process.stdout.write(line + '\n')
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 async function serve(): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort()
