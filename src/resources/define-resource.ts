@@ -108,8 +108,7 @@ export type ValidationErrors = Record<string, string>
 /**
  * The write or delete a declaration callback runs in: the app, the call's params (company, acting
  * user, provider), the company and the call's transaction, which every stage of it shares. Callbacks
- * take what they need from here, never from a hook context (params must stay free of circular
- * values: feathers-sync serialises them).
+ * take what they need from here, never from a hook context.
  */
 export interface ResourceCall {
   app: Application
