@@ -81,7 +81,11 @@ forEachDatabase('webhook delivery', (suite) => {
     assert.throws(() => verified({ ...got[0], body: got[0].body.replace('Webhook', 'Forged') }, sub.secret))
     assert.throws(() => verified(got[0], theirs.secret), 'signed with its own subscription secret')
 
-    const list = await deliveries(company, sub.id)
+    // The receiver answers before the sender records the attempt: wait until all four are recorded.
+    const list = await eventually(
+      () => deliveries(company, sub.id),
+      (found) => found.items.every((d) => d.deliveredAt !== null)
+    )
     assert.equal(list.total, 4)
     assert.deepEqual(
       list.items.map(({ eventId, type, attempts, lastStatus, lastError, nextAttemptAt }) => ({
@@ -147,7 +151,11 @@ forEachDatabase('webhook delivery', (suite) => {
     assert.ok(gap(0) >= 200 && gap(1) >= 400 && gap(2) >= 400, `gaps ${gap(0)}, ${gap(1)}, ${gap(2)}`)
     for (const delivery of all) verified(delivery, sub.secret)
 
-    const [first, second] = (await deliveries(company, sub.id)).items
+    const recorded = await eventually(
+      () => deliveries(company, sub.id),
+      (found) => found.items.every((d) => d.deliveredAt !== null)
+    )
+    const [first, second] = recorded.items
     assert.deepEqual([first.attempts, first.lastStatus, first.lastError, first.nextAttemptAt], [4, 204, null, null])
     assert.deepEqual([second.attempts, second.lastStatus], [1, 204])
   })
