@@ -26,6 +26,32 @@ export async function freePort(): Promise<number> {
   })
 }
 
+/**
+ * `crewclock serve` of the checkout at `root` on a free port, once it listens (the output so far is
+ * in the error if it exits first). `nodeFlags` go to node (e.g. `--cpu-prof`).
+ */
+export async function serveCheckout(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  nodeFlags: string[] = []
+): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [...nodeFlags, path.join(root, 'bin', 'crewclock'), 'serve'], {
+    env: { ...env, PORT: String(port) },
+    cwd: root
+  })
+  let output = ''
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      output += chunk
+      if (/listening on/.test(output)) resolve()
+    })
+    child.stderr!.on('data', (chunk) => (output += chunk))
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${output}`)))
+  })
+  return { child, url: `http://127.0.0.1:${port}` }
+}
+
 async function waitFor(child: ChildProcess, pattern: RegExp, count: number, log: string[]) {
   let seen = 0
   await new Promise<void>((resolve, reject) => {

@@ -1,10 +1,10 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { io } from 'socket.io-client'
-import { freePort } from './processes'
+import { serveCheckout } from './processes'
 
 /**
  * `npx tsx bench/realtime-latency.ts [--root DIR] [--events 300] [--redis redis://127.0.0.1:6379]`
@@ -38,24 +38,6 @@ const env = {
   SYNC_KEY: `crewclock-latency-${process.pid}`
 }
 
-async function serve(): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort()
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'crewclock'), 'serve'], {
-    env: { ...env, PORT: String(port) },
-    cwd: root
-  })
-  let output = ''
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      output += chunk
-      if (/listening on/.test(output)) resolve()
-    })
-    child.stderr!.on('data', (chunk) => (output += chunk))
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${output}`)))
-  })
-  return { child, url: `http://127.0.0.1:${port}` }
-}
-
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
 async function main() {
@@ -68,7 +50,7 @@ async function main() {
     { env, cwd: root, encoding: 'utf8' }
   )
   const { apiKey } = JSON.parse(made.stdout)
-  const [a, b] = [await serve(), await serve()]
+  const [a, b] = [await serveCheckout(root, env), await serveCheckout(root, env)]
   try {
     const socket = io(a.url, { transports: ['websocket'], forceNew: true })
     await new Promise<void>((resolve, reject) =>

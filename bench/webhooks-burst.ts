@@ -1,4 +1,4 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import net from 'node:net'
@@ -7,7 +7,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import knex from 'knex'
-import { freePort } from './processes'
+import { serveCheckout } from './processes'
 
 /**
  * `npx tsx bench/webhooks-burst.ts [--pg-url postgres://...] [--events 10000] [--rounds 6] [--window 4]`
@@ -49,25 +49,6 @@ const env = {
   WEBHOOKS_POLL_MS: '1000'
 }
 const log = (line: string) => process.stdout.write(line + '\n')
-
-async function serve(): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort()
-  const flags = process.env.SERVE_NODE_FLAGS ? process.env.SERVE_NODE_FLAGS.split(' ') : []
-  const child = spawn(process.execPath, [...flags, path.join(ROOT, 'bin', 'crewclock'), 'serve'], {
-    env: { ...env, PORT: String(port) },
-    cwd: ROOT
-  })
-  let output = ''
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      output += chunk
-      if (/listening on/.test(output)) resolve()
-    })
-    child.stderr!.on('data', (chunk) => (output += chunk))
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${output}`)))
-  })
-  return { child, url: `http://127.0.0.1:${port}` }
-}
 
 /**
  * Counts what arrives per path; `/failing` answers 500. While `hold` is on, answers wait until it
@@ -149,7 +130,11 @@ async function main() {
     useNullAsDefault: true
   })
   const target = await receiver()
-  const { child, url } = await serve()
+  const { child, url } = await serveCheckout(
+    ROOT,
+    env,
+    process.env.SERVE_NODE_FLAGS ? process.env.SERVE_NODE_FLAGS.split(' ') : []
+  )
   const api = (method: string, route: string, body?: unknown) =>
     fetch(url + route, {
       method,
