@@ -61,8 +61,13 @@ export function seedVersion(scale: Scale): string {
 
 export type Engine = 'sqlite' | 'pg'
 
-/** The seeded data set (`copy`: the working copy a run writes to, see working-copy.ts). */
+/**
+ * The seeded data set (`copy`: the working copy a run writes to, see working-copy.ts). Runs that
+ * share a data set at the same time (two checkouts benchmarking at once) name their copies apart
+ * with `BENCH_COPY` (letters and digits).
+ */
 export function databaseUrl(engine: Engine, scale: Scale['name'], pgBase: string, copy = false): string {
-  if (engine === 'sqlite') return `sqlite://${path.join(DATA_DIR, `bench-${scale}${copy ? '.run' : ''}.sqlite`)}`
-  return `${pgBase.replace(/\/[^/]*$/, '')}/crewclock_bench_${scale}${copy ? '_run' : ''}`
+  const tag = copy ? `run${(process.env.BENCH_COPY ?? '').replace(/[^a-z0-9]/gi, '').toLowerCase()}` : ''
+  if (engine === 'sqlite') return `sqlite://${path.join(DATA_DIR, `bench-${scale}${tag ? '.' + tag : ''}.sqlite`)}`
+  return `${pgBase.replace(/\/[^/]*$/, '')}/crewclock_bench_${scale}${tag ? '_' + tag : ''}`
 }
