@@ -5,6 +5,7 @@ import type { Context, Next } from 'koa'
 import { RATE_LIMIT_HEADERS } from './rate-limits'
 import type { Logger } from 'pino'
 import type { ProxyTrust } from './trust-proxy'
+import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency'
 
 const PAGE_DIRECTIVES = {
   defaultSrc: ["'self'"],
@@ -41,8 +42,8 @@ export const corsFor = (origins: string[]) =>
       if (origins.includes('*')) return origin || '*'
       return origins.includes(origin) ? origin : ''
     },
-    allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposeHeaders: [...RATE_LIMIT_HEADERS, 'X-Request-Id', 'WWW-Authenticate'],
+    allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', IDEMPOTENCY_HEADER],
+    exposeHeaders: [...RATE_LIMIT_HEADERS, 'X-Request-Id', 'WWW-Authenticate', REPLAYED_HEADER],
     maxAge: 600
   })
 

@@ -412,8 +412,26 @@ forEachDatabase('rate limits', (suite) => {
           .get('/v1/customers', undefined, { headers: { origin: 'https://app.example.com' } })
         assert.equal(browser.headers.get('ratelimit-limit'), '100')
         const exposed = (browser.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/\s*,\s*/)
-        for (const name of ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'])
+        for (const name of [
+          'retry-after',
+          'ratelimit-limit',
+          'ratelimit-remaining',
+          'ratelimit-reset',
+          'idempotent-replayed'
+        ])
           assert.ok(exposed.includes(name), `${name} in ${exposed}`)
+        // A browser may send an Idempotency-Key (CONTRACT §13.4): the preflight allows it.
+        const preflight = await fetch(`${counted.url}/v1/time-entries`, {
+          method: 'OPTIONS',
+          headers: {
+            origin: 'https://app.example.com',
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'authorization,content-type,idempotency-key'
+          }
+        })
+        assert.equal(preflight.status, 204)
+        const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/\s*,\s*/)
+        assert.ok(allowed.includes('idempotency-key'), `idempotency-key in ${allowed}`)
       } finally {
         await unlimited.stop()
         await counted.stop()

@@ -9,6 +9,7 @@ import { typePatternErrors } from '../../webhooks/event-types'
 import { decryptSigningSecret, encryptSigningSecret, newSigningSecret } from '../../webhooks/secrets'
 import { logHead, SUBSCRIPTIONS } from '../../webhooks/queue'
 import { abandonQueue } from '../../webhooks/outcomes'
+import { REPLAYED_HEADER } from '../../middleware/idempotency'
 
 /**
  * The rules of webhook subscriptions (CONTRACT §13.3) a schema cannot say: where a URL may
@@ -106,9 +107,6 @@ export async function subscriptionRow(
 export async function afterSubscriptionWrite(id: number, { plan, trx, companyId }: PlannedWrite<SubscriptionPlan>) {
   if (plan.deactivating) await abandonQueue(trx, companyId, id)
 }
-
-/** The header of a create answered from its stored response (CONTRACT §13.6, src/middleware/idempotency.ts). */
-const REPLAYED_HEADER = 'Idempotent-Replayed'
 
 /**
  * The create's answer carries the signing secret, on REST and on sockets alike (both send the
