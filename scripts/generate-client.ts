@@ -4,9 +4,18 @@ import prettier from 'prettier'
 import type { Resource } from '../src/resources/define-resource'
 import { buildQuerySchema } from '../src/resources/query'
 import { API_PREFIX } from '../src/resources/register'
-import { declaredLookups, declaredMethods, declaredNested, declaredResources } from '../src/services/declared'
+import {
+  CHANGES_PATH,
+  declaredLookups,
+  declaredMethods,
+  declaredNested,
+  declaredResources
+} from '../src/services/declared'
 import { byUserQuerySchema } from '../src/services/by-user'
 import { uploadResource, UPLOAD_PARENTS } from '../src/services/uploads/uploads.schema'
+import { changeEventSchema, changesQuerySchema } from '../src/services/changes/changes.openapi'
+import { webhookSubscriptionCreatedSchema } from '../src/services/webhook-subscriptions/webhook-subscriptions.openapi'
+import { webhookSubscriptionResource } from '../src/services/webhook-subscriptions/webhook-subscriptions.schema'
 import { TypeWriter } from './client-types'
 import { ROOT } from './import-graph'
 
@@ -24,10 +33,14 @@ type Schema = Record<string, any>
 const FILE = path.join(ROOT, 'client', 'src', 'api.generated.ts')
 const RELATIVE = path.relative(ROOT, FILE)
 
+/** Resources whose create answers more than the record: the generated `<Entity>Created` type. */
+const createdSchemas = new Map<Resource, Schema>([[webhookSubscriptionResource, webhookSubscriptionCreatedSchema]])
+
 const writer = new TypeWriter(
-  new Set(
-    [...declaredResources, uploadResource].flatMap((r) => ['', 'Data', 'Patch', 'Query'].map((s) => r.entity + s))
-  )
+  new Set([
+    ...[...declaredResources, uploadResource].flatMap((r) => ['', 'Data', 'Patch', 'Query'].map((s) => r.entity + s)),
+    ...[...createdSchemas.values(), changeEventSchema, changesQuerySchema].map((schema) => schema.$id)
+  ])
 )
 
 /**
@@ -102,6 +115,13 @@ function resourceTypes(resource: Resource): string {
     '',
     writer.interfaceOf(entity, resource.schema, `/** A ${resource.displayName()} as the API answers it. */\n`),
     methods.includes('create') ? dataType(resource) : '',
+    createdSchemas.has(resource)
+      ? writer.interfaceOf(
+          `${entity}Created`,
+          createdSchemas.get(resource)!,
+          `/** The answer of \`POST ${urlOf(resource)}\`: the record and what only the create reveals. */\n`
+        )
+      : '',
     methods.includes('patch')
       ? writer.interfaceOf(
           `${entity}Patch`,
@@ -133,10 +153,12 @@ function definitions() {
   for (const resource of declaredResources) {
     const { entity, methods } = resource
     const has = (m: string, type: string) => (methods.includes(m as never) ? type : 'never')
+    const created = createdSchemas.has(resource) ? `, never, ${entity}Created` : ''
     entries.push(
-      `  '${API_PREFIX}/${resource.path}': Collection<${entity}, ${has('create', `${entity}Data`)}, ${has('patch', `${entity}Patch`)}, ${has('find', `${entity}Query`)}, ${methodUnion(methods)}>`
+      `  '${API_PREFIX}/${resource.path}': Collection<${entity}, ${has('create', `${entity}Data`)}, ${has('patch', `${entity}Patch`)}, ${has('find', `${entity}Query`)}, ${methodUnion(methods)}${created}>`
     )
   }
+  entries.push(`  '${CHANGES_PATH}': Feed<${changeEventSchema.$id}, ${changesQuerySchema.$id}>`)
   for (const lookup of declaredLookups) {
     const entity = lookup.resource.entity
     entries.push(`  '${API_PREFIX}/${lookup.resource.path}/by-user': Lookup<${entity}, ${entity}ByUserQuery>`)
@@ -169,6 +191,15 @@ function actionTypes(): string[] {
   ])
 }
 
+/** The change feed's event and query (src/services/changes/changes.openapi.ts); a page is a `FeedPage` (services.ts). */
+function feedTypes(): string[] {
+  const doc = (what: string) => `/** ${what} of \`GET /${CHANGES_PATH}\` (the change feed). */\n`
+  return [
+    writer.interfaceOf(changeEventSchema.$id, changeEventSchema, doc('An event')),
+    writer.interfaceOf(changesQuerySchema.$id, changesQuerySchema, doc('The query'))
+  ]
+}
+
 function lookupQueries(): string[] {
   return declaredLookups.map((lookup) =>
     writer.interfaceOf(
@@ -181,7 +212,7 @@ function lookupQueries(): string[] {
 
 async function main() {
   const resources = [...declaredResources, uploadResource, ...nestedResources.map((nested) => nested.resource)]
-  const body = [...resources.map(resourceTypes), ...actionTypes()]
+  const body = [...resources.map(resourceTypes), ...actionTypes(), '// The change feed', '', ...feedTypes()]
   const lookups = lookupQueries()
   const methods = {
     ...declaredMethods,
@@ -196,7 +227,7 @@ async function main() {
   const source = [
     '// Generated from the resource declarations by `npm run generate:client`; do not edit.',
     '',
-    "import type { Collection, EqualityFilter, Lookup, OneOfFilter, RangeFilter, SortOf, TextFilter, UploadFile } from './definitions'",
+    "import type { Collection, EqualityFilter, Feed, Lookup, OneOfFilter, RangeFilter, SortOf, TextFilter, UploadFile } from './definitions'",
     '',
     ...body,
     '// By-user look-ups',

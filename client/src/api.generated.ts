@@ -3,6 +3,7 @@
 import type {
   Collection,
   EqualityFilter,
+  Feed,
   Lookup,
   OneOfFilter,
   RangeFilter,
@@ -1460,6 +1461,27 @@ export interface WebhookSubscriptionData {
   deactivatedAt?: string | null
 }
 
+/** The answer of `POST /v1/webhook-subscriptions`: the record and what only the create reveals. */
+export interface WebhookSubscriptionCreated {
+  id: number
+  /** Where events are POSTed: an https:// URL whose host resolves only to public addresses (private, loopback and link-local addresses are refused). */
+  url: string
+  /** Event types to receive, `<collection>.<created|patched|removed>` or `company.recomputed`; `*` stands for either part (`time-entries.*`, `*.removed`) or, alone, for every type. Empty (the default): every type. */
+  types: string[]
+  description: string | null
+  /**
+   * Set: the subscription receives nothing and its queued deliveries are given up (also set by the server after 3 days of failed deliveries). Back to null: it receives the events from then on; `replay` sends the ones before.
+   * An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`).
+   */
+  deactivatedAt: string | null
+  /** An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`). */
+  createdAt: string
+  /** An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`). */
+  updatedAt: string
+  /** The signing secret (Standard Webhooks): verify each delivery with it. Shown in this answer only; store it now. */
+  secret: string
+}
+
 /** The body of `PATCH /v1/webhook-subscriptions/{id}`: fields left out keep their value. */
 export interface WebhookSubscriptionPatch {
   /** Where events are POSTed: an https:// URL whose host resolves only to public addresses (private, loopback and link-local addresses are refused). */
@@ -1594,6 +1616,45 @@ export interface WebhookReplay {
 export interface WebhookReplayQueued {
   /** Deliveries queued. */
   queued: number
+}
+
+// The change feed
+
+/** An event of `GET /v1/changes` (the change feed). */
+export interface ChangeEvent {
+  /** Increases in commit order within the company; compare as numbers. */
+  id: string
+  /** `<collection>.<created|patched|removed>` (uploads: `uploads.*`), or `company.recomputed` (many users' time sheets recomputed at once). */
+  type: string
+  /** An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`). */
+  occurredAt: string
+  /** The record as the REST API returned it when the event was logged; for `removed` as it was before the request. For `company.recomputed`: `reason`, `fromDay` (or null), `userIds`, `months`. */
+  data: Record<string, unknown>
+  /** Who made the change. */
+  actor:
+    | {
+        apiKeyId: number
+      }
+    | {
+        /** An admin on the settings page. */
+        userId: number
+      }
+    | {
+        /** Scheduled work of the server. */
+        system: true
+      }
+  /** The request's `X-Request-Id`, the same for every event of that request. */
+  requestId: string
+}
+
+/** The query of `GET /v1/changes` (the change feed). */
+export interface ChangesQuery {
+  /** An event id (or "0"): return the events after it. Without it: from the oldest retained event. Not an id of this company → 400; past retention → 410. */
+  after?: string
+  /** Events per page. */
+  size?: number
+  /** Only these event types, comma-separated; `*` is a wildcard (`time-entries.*`, `*.removed`). A type that matches none → 400. */
+  types?: string
 }
 
 // By-user look-ups
@@ -1837,8 +1898,11 @@ export interface ServiceDefinitions {
     WebhookSubscriptionData,
     WebhookSubscriptionPatch,
     WebhookSubscriptionQuery,
-    'find' | 'get' | 'create' | 'patch' | 'remove'
+    'find' | 'get' | 'create' | 'patch' | 'remove',
+    never,
+    WebhookSubscriptionCreated
   >
+  'v1/changes': Feed<ChangeEvent, ChangesQuery>
   'v1/time-sheet-days/by-user': Lookup<TimeSheetDay, TimeSheetDayByUserQuery>
   'v1/time-sheet-weeks/by-user': Lookup<TimeSheetWeek, TimeSheetWeekByUserQuery>
   'v1/time-sheet-months/by-user': Lookup<TimeSheetMonth, TimeSheetMonthByUserQuery>

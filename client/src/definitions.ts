@@ -6,16 +6,24 @@
 export type Method = 'find' | 'get' | 'create' | 'patch' | 'remove'
 
 /**
- * A collection: its record, create body, patch body, list query, the methods it offers and, for a
- * nested collection (`v1/assignments/:assignmentId/uploads`), its route parameters.
+ * A collection: its record, create body, patch body, list query, the methods it offers, for a
+ * nested collection (`v1/assignments/:assignmentId/uploads`) its route parameters, and what its
+ * create answers when that is more than the record (a webhook subscription's signing secret).
  */
-export interface Collection<Result, Data, Patch, Query, Methods extends Method, Route = never> {
+export interface Collection<Result, Data, Patch, Query, Methods extends Method, Route = never, Created = Result> {
   result: Result
   data: Data
   patch: Patch
   query: Query
   methods: Methods
   route: Route
+  created: Created
+}
+
+/** The change feed: `find({ query: { after } })` answers a page of events and the cursor of the next call. */
+export interface Feed<Event, Query> {
+  event: Event
+  query: Query
 }
 
 /** A by-user look-up: `find` answers the one record of the period, created on demand. */

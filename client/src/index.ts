@@ -10,6 +10,8 @@ export type {
   CallOptions,
   CollectionService,
   CrewclockServices,
+  FeedPage,
+  FeedService,
   LookupService,
   Page,
   RecordOf,
@@ -22,6 +24,7 @@ export type {
 export type {
   Collection,
   EqualityFilter,
+  Feed,
   Lookup,
   Method,
   OneOfFilter,

@@ -1,4 +1,4 @@
-import type { Collection, Lookup, Method } from './definitions'
+import type { Collection, Feed, Lookup, Method } from './definitions'
 import type { ServiceDefinitions } from './api.generated'
 
 /** How a client talks to the API: a socket.io connection (with live events) or HTTP. */
@@ -32,10 +32,13 @@ export type ServiceEvent = 'created' | 'patched' | 'removed'
  */
 export type Removed<R, T extends Transport> = T extends 'socket' ? R : null
 
-interface AllMethods<D extends Collection<unknown, unknown, unknown, unknown, Method, unknown>, T extends Transport> {
+interface AllMethods<
+  D extends Collection<unknown, unknown, unknown, unknown, Method, unknown, unknown>,
+  T extends Transport
+> {
   find(...params: RouteArg<D['route'], CallOptions & { query?: D['query'] }>): Promise<Page<D['result']>>
   get(id: number, ...params: RouteArg<D['route'], CallOptions>): Promise<D['result']>
-  create(data: D['data'], ...params: RouteArg<D['route'], CallOptions>): Promise<D['result']>
+  create(data: D['data'], ...params: RouteArg<D['route'], CallOptions>): Promise<D['created']>
   patch(id: number, data: D['patch'], ...params: RouteArg<D['route'], CallOptions>): Promise<D['result']>
   remove(id: number, ...params: RouteArg<D['route'], CallOptions>): Promise<Removed<D['result'], T>>
 }
@@ -54,7 +57,7 @@ export interface ServiceEvents<R> {
 
 /** A collection's client: the methods it offers, and its events unless the client is known to use REST. */
 export type CollectionService<D, T extends Transport> =
-  D extends Collection<unknown, unknown, unknown, unknown, infer M, unknown>
+  D extends Collection<unknown, unknown, unknown, unknown, infer M, unknown, unknown>
     ? Pick<AllMethods<D, T>, M> & ([T] extends ['rest'] ? unknown : ServiceEvents<D['result']>)
     : never
 
@@ -63,19 +66,34 @@ export interface LookupService<R, Q> {
   find(params: CallOptions & { query: Q }): Promise<R>
 }
 
+/** A page of the change feed: the events after the cursor, and the `after` of the next call. */
+export interface FeedPage<E> {
+  items: E[]
+  next: string
+}
+
+/** The change feed: `find({ query: { after: next } })` until a page comes back empty. */
+export interface FeedService<E, Q> {
+  find(params?: CallOptions & { query?: Q }): Promise<FeedPage<E>>
+}
+
 /** Every service of the API by path, typed from the server's declarations. */
 export type CrewclockServices<T extends Transport = Transport> = {
   [P in keyof ServiceDefinitions]: ServiceDefinitions[P] extends Lookup<infer R, infer Q>
     ? LookupService<R, Q>
-    : CollectionService<ServiceDefinitions[P], T>
+    : ServiceDefinitions[P] extends Feed<infer E, infer Q>
+      ? FeedService<E, Q>
+      : CollectionService<ServiceDefinitions[P], T>
 }
 
 export type ServicePath = keyof ServiceDefinitions
 
 /** The record type of a service path: `RecordOf<'v1/users'>` is `User`. */
 export type RecordOf<P extends ServicePath> =
-  ServiceDefinitions[P] extends Collection<infer R, unknown, unknown, unknown, Method, unknown>
+  ServiceDefinitions[P] extends Collection<infer R, unknown, unknown, unknown, Method, unknown, unknown>
     ? R
     : ServiceDefinitions[P] extends Lookup<infer R, unknown>
       ? R
-      : never
+      : ServiceDefinitions[P] extends Feed<infer E, unknown>
+        ? E
+        : never

@@ -119,6 +119,41 @@ forEachDatabase('typed client', (suite) => {
     assert.equal(generic.state, 'live')
   })
 
+  it('reads the change feed page by page with its cursor, and a subscription create answers its secret', async () => {
+    for (const client of [createRestClient(suite.server().url, b.apiKey), await socketClientOf(b)]) {
+      const start = (await client.service('v1/changes').find({ query: { size: 1 } })).next
+      const made = [
+        await client.service('v1/customers').create({ companyName: `Feed ${client.transport} 1` }),
+        await client.service('v1/customers').create({ companyName: `Feed ${client.transport} 2` })
+      ]
+      const seen: number[] = []
+      let after = start
+      for (let page = 0; page < 10; page++) {
+        const { items, next } = await client
+          .service('v1/changes')
+          .find({ query: { after, size: 1, types: 'customers.created' } })
+        if (items.length === 0) break
+        assert.equal(items[0].type, 'customers.created')
+        assert.ok('apiKeyId' in items[0].actor)
+        seen.push(Number(items[0].data.id))
+        after = next
+      }
+      assert.deepEqual(
+        seen.slice(-2),
+        made.map((customer) => customer.id)
+      )
+      await assert.rejects(
+        client.service('v1/changes').find({ query: { types: 'nothing.here' } }),
+        (e: any) => e.code === 400 && 'types' in e.data.validationErrors
+      )
+      const subscription = await client
+        .service('v1/webhook-subscriptions')
+        .create({ url: `https://hooks.example.test/${client.transport}` })
+      assert.match(subscription.secret, /^whsec_/)
+      assert.equal('secret' in (await client.service('v1/webhook-subscriptions').get(subscription.id)), false)
+    }
+  })
+
   it('sends null filters so that the API reads them as null, over REST as over a socket', async () => {
     const userId = await newUser(a)
     const entryType = (await a.api.get('/v1/time-entry-types', { isUnassigned: true })).body.items[0]

@@ -4,7 +4,7 @@
  * `--strict`, and again without the markers to see each marked line fail; the package test
  * compiles it against the packed package. Nothing here runs.
  */
-import type { Customer, CrewclockClient, TimeSheetDay, Upload } from '../../client/src'
+import type { ChangeEvent, Customer, CrewclockClient, TimeSheetDay, Upload } from '../../client/src'
 
 export async function rightUsages(client: CrewclockClient<'socket'>, rest: CrewclockClient<'rest'>) {
   const customer = await client.service('v1/customers').create({ companyName: 'Elektro Müller GmbH' })
@@ -59,7 +59,13 @@ export async function rightUsages(client: CrewclockClient<'socket'>, rest: Crewc
     .create({ file: new Blob(['x']), description: 'Photo', categoryId: 1 })
   await client.service('v1/projects').get(1, { timeout: 30_000 })
   client.on('reconnected', () => undefined)
-  return [companyName, assigned, name, firstId, total, removed, gone, got, day]
+  // The change feed: a page of events and the cursor of the next call; a subscription's create reveals its secret.
+  const feed = await rest.service('v1/changes').find({ query: { after: '0', size: 100, types: 'time-entries.*' } })
+  const changes: ChangeEvent[] = feed.items
+  const next: string = feed.next
+  const secret: string = (await client.service('v1/webhook-subscriptions').create({ url: 'https://hooks.example' }))
+    .secret
+  return [companyName, assigned, name, firstId, total, removed, gone, got, day, changes, next, secret]
 }
 
 export async function wrongUsages(client: CrewclockClient<'socket'>, rest: CrewclockClient<'rest'>) {
@@ -101,6 +107,12 @@ export async function wrongUsages(client: CrewclockClient<'socket'>, rest: Crewc
   await client.service('v1/projects').find({ query: { size: '20' } })
   // @ts-expect-error an unknown service
   client.service('v1/nothing')
+  // @ts-expect-error the feed's cursor is an event id as text
+  await client.service('v1/changes').find({ query: { after: 5 } })
+  // @ts-expect-error the feed is read only
+  await client.service('v1/changes').create({})
+  // @ts-expect-error only the create reveals the signing secret
+  void (await client.service('v1/webhook-subscriptions').get(1)).secret
   // @ts-expect-error a result field is non-null where the API never answers null, and typed
   const wrong: string = (await client.service('v1/assignment-events').get(1)).assignedUsers
   return wrong

@@ -2,7 +2,9 @@ import type { Json, OpenApiTools, PathItems } from '../../resources/openapi'
 
 const EVENT_ID = { type: 'string', pattern: '^(0|[1-9][0-9]*)$' }
 
-const eventSchema: Json = {
+/** One event of the feed; the client's `ChangeEvent` type is generated from it (scripts/generate-client.ts). */
+export const changeEventSchema: Json = {
+  $id: 'ChangeEvent',
   type: 'object',
   description:
     'One entry of the event log (CONTRACT §13.1): a record created, changed or removed by a write or as its consequence, or a whole-company recomputation.',
@@ -24,7 +26,7 @@ const eventSchema: Json = {
     },
     actor: {
       description: 'Who made the change.',
-      oneOf: [
+      anyOf: [
         {
           type: 'object',
           required: ['apiKeyId'],
@@ -52,7 +54,28 @@ const eventSchema: Json = {
   }
 }
 
-const pageSchema = (event: Json): Json => ({
+/** The query of `find`; the client's `ChangesQuery` type is generated from it, the parameters below too. */
+export const changesQuerySchema: Json = {
+  $id: 'ChangesQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    after: {
+      ...EVENT_ID,
+      description:
+        'An event id (or "0"): return the events after it. Without it: from the oldest retained event. Not an id of this company → 400; past retention → 410.'
+    },
+    size: { type: 'integer', minimum: 1, maximum: 500, default: 100, description: 'Events per page.' },
+    types: {
+      type: 'string',
+      description:
+        'Only these event types, comma-separated; `*` is a wildcard (`time-entries.*`, `*.removed`). A type that matches none → 400.'
+    }
+  }
+}
+
+/** A page of the feed, as `find` answers it. */
+const changesPageSchema = (event: Json): Json => ({
   type: 'object',
   required: ['items', 'next'],
   additionalProperties: false,
@@ -70,7 +93,7 @@ const pageSchema = (event: Json): Json => ({
 export function changesOperations(tools: OpenApiTools): PathItems {
   const tag = 'Changes'
   tools.tags.set(tag, '`/v1/changes`: the event log as a change feed')
-  const event = tools.component('ChangeEvent', eventSchema)
+  const event = tools.component('ChangeEvent', changeEventSchema)
   return {
     '/v1/changes': {
       get: {
@@ -79,30 +102,14 @@ export function changesOperations(tools: OpenApiTools): PathItems {
         description:
           'The events of the company after `after`, oldest first: every record created, changed or removed (consequences such as recomputed time sheets and cascaded deletes included). Any `<collection>:read` scope opens it; a key sees the events of the collections it can read. Events are kept for `events.retentionDays` (default 30): a cursor older than that is 410. Syncing is described in docs/integrations.md.',
         operationId: 'listChanges',
-        parameters: [
-          {
-            name: 'after',
-            in: 'query',
-            description:
-              'An event id (or "0"): return the events after it. Without it: from the oldest retained event. Not an id of this company → 400; past retention → 410.',
-            schema: EVENT_ID
-          },
-          {
-            name: 'size',
-            in: 'query',
-            description: 'Events per page.',
-            schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 }
-          },
-          {
-            name: 'types',
-            in: 'query',
-            description:
-              'Only these event types, comma-separated; `*` is a wildcard (`time-entries.*`, `*.removed`). A type that matches none → 400.',
-            schema: { type: 'string' }
-          }
-        ],
+        parameters: Object.entries<Json>(changesQuerySchema.properties).map(([name, { description, ...schema }]) => ({
+          name,
+          in: 'query',
+          description,
+          schema
+        })),
         responses: {
-          '200': tools.json(pageSchema(event), 'A page of events and the cursor for the next call.'),
+          '200': tools.json(changesPageSchema(event), 'A page of events and the cursor for the next call.'),
           ...tools.errors(400, 401, 403, 410)
         }
       }

@@ -24,7 +24,8 @@ export function withManageScope(tools: OpenApiTools, registered: RegisteredResou
   return paths
 }
 
-const createdSchema = Type.Object(
+/** The create's answer: the record and its signing secret (the client's `WebhookSubscriptionCreated`). */
+export const webhookSubscriptionCreatedSchema = Type.Object(
   {
     ...webhookSubscriptionResource.schema.properties,
     secret: Type.String({
@@ -41,7 +42,10 @@ export function subscriptionOperations(tools: OpenApiTools, registered: Register
   const base = pathTemplate(registered.path)
   const create = paths[base].post
   create.description = `The answer carries \`secret\`, the signing secret of the deliveries, this once. ${create.description}`
-  create.responses['201'] = tools.json(tools.component('WebhookSubscriptionCreated', createdSchema), 'Created.')
+  create.responses['201'] = tools.json(
+    tools.component('WebhookSubscriptionCreated', webhookSubscriptionCreatedSchema),
+    'Created.'
+  )
   const resource = registered.resource
   paths[pathTemplate(`${API_PREFIX}/${REPLAY_PATH}`)] = {
     post: {
