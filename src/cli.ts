@@ -20,7 +20,8 @@ const load = {
   apiKeys: () => require('./auth/api-keys') as typeof import('./auth/api-keys'),
   scopes: () => require('./auth/scopes') as typeof import('./auth/scopes'),
   accounts: () => require('./services/users/user-accounts') as typeof import('./services/users/user-accounts'),
-  clusterBus: () => require('./sync/cluster-bus') as typeof import('./sync/cluster-bus')
+  clusterBus: () => require('./sync/cluster-bus') as typeof import('./sync/cluster-bus'),
+  journal: () => require('./events/journal') as typeof import('./events/journal')
 }
 
 /** Exit statuses, the same for every command (also printed by `--help`). */
@@ -103,6 +104,27 @@ async function withDatabase<T>(work: (db: Knex, app: Application) => Promise<T>,
   } finally {
     await db.destroy()
   }
+}
+
+type UserChange = (action: 'created' | 'patched', userId: number) => void
+
+/**
+ * A change of users by the CLI, logged like every write (CONTRACT §13.1): in one transaction with
+ * its events, as the server's own work (`{ system: true }`), so that the change feed, webhooks and
+ * the sockets of running servers (which all read the log) see it. `note` names each user changed.
+ */
+async function loggedUserChange<T>(
+  app: Application,
+  db: Knex,
+  companyId: number,
+  work: (trx: Knex.Transaction, note: UserChange) => Promise<T>
+): Promise<T> {
+  const company = await db('companies').where({ id: companyId }).first('id', 'name', 'country', 'timezone')
+  if (!company) throw Object.assign(new Error(`company ${companyId} does not exist`), { code: 404 })
+  const { journalOf, loggedTransaction } = load.journal()
+  return loggedTransaction(app, db, { company, requestId: `cli-${crypto.randomUUID()}` }, (params, trx) =>
+    work(trx, (action, userId) => journalOf(params).touch('v1/users', action, [userId]))
+  )
 }
 
 async function ensureDemoCompany(app: Application, db: Knex) {
@@ -453,11 +475,12 @@ export function buildCli() {
         const input = { email: opts.email, fullName: opts.fullName, roleType: opts.role, password }
         const errors = load.accounts().accountErrors(input)
         if (Object.keys(errors).length) fail('invalid user', opts, errors)
-        const userId = await withDatabase((db) =>
-          load
-            .accounts()
-            .createAccount(db, { companyId: opts.company, ...input })
-            .catch((error) => failWith(error, opts))
+        const userId = await withDatabase((db, app) =>
+          loggedUserChange(app, db, opts.company, async (trx, note) => {
+            const created = await load.accounts().createAccount(trx, { companyId: opts.company, ...input })
+            note('created', created)
+            return created
+          }).catch((error) => failWith(error, opts))
         )
         print(
           opts,
@@ -482,10 +505,13 @@ export function buildCli() {
       const password = await readPasswordFromStdin()
       const problem = load.accounts().passwordError(password)
       if (problem) fail('invalid password', opts, { password: problem })
-      const userId = await withDatabase(async (db) => {
+      const userId = await withDatabase(async (db, app) => {
         const found = await load.accounts().findUserByEmail(db, opts.email)
         if (!found) fail(`no user with email ${opts.email}`, opts)
-        await load.accounts().setPassword(db, found.id, password)
+        await loggedUserChange(app, db, found.companyId, async (trx, note) => {
+          await load.accounts().setPassword(trx, found.id, password)
+          note('patched', found.id)
+        })
         return found.id as number
       })
       print(opts, { userId, passwordSet: true }, `password of user ${userId} set; their settings sessions have ended`)
@@ -498,13 +524,13 @@ export function buildCli() {
     .requiredOption('--email <email>', 'email address of the user')
     .option('--json', 'print exactly one JSON object: {"userId","deactivatedAt"}')
     .action(async (opts: Out & { email: string }) => {
-      const row = await withDatabase(async (db) => {
+      const row = await withDatabase(async (db, app) => {
         const found = await load.accounts().findUserByEmail(db, opts.email)
         if (!found) fail(`no user with email ${opts.email}`, opts)
-        await load
-          .accounts()
-          .deactivateAccount(db, found.companyId, found.id)
-          .catch((error) => failWith(error, opts))
+        await loggedUserChange(app, db, found.companyId, async (trx, note) => {
+          await load.accounts().deactivateAccount(trx, found.companyId, found.id)
+          note('patched', found.id)
+        }).catch((error) => failWith(error, opts))
         return db('users').where({ id: found.id }).first('id', 'deactivatedAt')
       })
       const deactivatedAt = new Date(row.deactivatedAt).toISOString()

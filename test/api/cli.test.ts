@@ -583,6 +583,16 @@ forEachDatabase('CLI', (suite) => {
       assert.equal((await login(address, 'second password')).status, 401)
       assert.equal((await company.api.withKey(key.body.key).get('/v1/customers')).status, 401)
       assert.equal((await runCli(['user', 'deactivate', '--email', address], env())).code, 2)
+      // The CLI's changes are in the company's log like every write, as the server's own work; refusals log nothing.
+      const feed = await company.api.get('/v1/changes?types=users.*&size=500')
+      assert.equal(feed.status, 200, feed.text)
+      assert.deepEqual(
+        feed.body.items.map((e: any) => [e.type, e.data.id, e.data.deactivatedAt === null, e.actor]),
+        [
+          ['users.created', secondId, true, { system: true }],
+          ['users.patched', secondId, false, { system: true }]
+        ]
+      )
       // Now the first admin is the last one again.
       assert.equal((await runCli(['user', 'deactivate', '--email', firstEmail], env())).code, 2)
     })
