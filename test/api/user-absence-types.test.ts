@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { forEachDatabase, languageCompanies } from '../support/harness'
+import { newUser } from '../support/users'
+import { assertMatchesRecomputation } from '../support/timesheets/invariants'
 
 const FIELDS = [
   'color',
@@ -152,6 +154,75 @@ forEachDatabase('user-absence-types', (suite) => {
       assert.equal(res.status, 400, name)
       assert.ok(res.body.data.validationErrors[name], name)
     }
+  })
+
+  it("a changed needCompensation recomputes the days of the type's approved absences, logged; approved days stay frozen", async () => {
+    const company = await suite.company({ country: 'DE' })
+    const api = company.api
+    const type = await api.post('/v1/user-absence-types', { name: 'Freizeitausgleich', needApproval: false })
+    assert.equal(type.status, 201, type.text)
+    const [worker, approver] = [
+      await newUser(company, { employedFrom: '2026-10-01' }),
+      await newUser(company, { employedFrom: '2026-10-01' })
+    ]
+    // A Monday and a Tuesday off (DE: 8 h days), one for each user; the second user's day is then approved.
+    const off = async (userId: number, day: string) => {
+      const res = await api.post('/v1/user-absences', {
+        userId,
+        typeId: type.body.id,
+        startsAt: `${day}T00:00:00+01:00`,
+        endsAt: `${day}T23:59:59+01:00`,
+        requestedAt: '2026-11-01T08:00:00Z'
+      })
+      assert.equal(res.status, 201, res.text)
+      const sheet = await api.get(`/v1/time-sheet-days/by-user?userId=${userId}&day=${day}`)
+      assert.equal(sheet.status, 200, sheet.text)
+      return sheet.body
+    }
+    const before = await off(worker, '2026-11-16')
+    const frozen = await off(approver, '2026-11-17')
+    assert.equal(before.expectedDuration, 0, 'time off without compensation takes the target')
+    for (const status of ['submitted', 'approved']) {
+      const moved = await api.patch(`/v1/time-sheet-days/${frozen.id}`, { status })
+      assert.equal(moved.status, 200, moved.text)
+    }
+    // The log's head: read the feed to its end.
+    const headOf = async (after = '0') => {
+      for (;;) {
+        const page = (await api.get(`/v1/changes?after=${after}&size=500`)).body
+        if (page.items.length === 0) return page.next as string
+        after = page.next
+      }
+    }
+    const cursor = await headOf()
+
+    const patched = await api.patch(`/v1/user-absence-types/${type.body.id}`, { needCompensation: true })
+    assert.equal(patched.status, 200, patched.text)
+    const after = (await api.get(`/v1/time-sheet-days/${before.id}`)).body
+    assert.equal(after.expectedDuration, 480, 'compensated time off keeps the target (CONTRACT §11.5)')
+    assert.equal((await api.get(`/v1/time-sheet-days/${frozen.id}`)).body.expectedDuration, 0, 'approved: frozen')
+    const week = (await api.get(`/v1/time-sheet-weeks?userId=${approver}`)).body.items[0]
+    assert.equal(week.recomputableCount, 1, 'the frozen day is counted as recomputable')
+    for (const userId of [worker, approver]) await assertMatchesRecomputation(suite.server().knex, company.id, userId)
+    const events = (await api.get(`/v1/changes?after=${cursor}&size=500`)).body.items
+    const logged = (type: string, id: number) => events.find((e: any) => e.type === type && e.data.id === id)
+    assert.equal(logged('time-sheet-days.patched', before.id)?.data.expectedDuration, 480)
+    assert.equal(logged('time-sheet-days.patched', frozen.id)?.data.expectedDuration, 0, 'frozen, flagged')
+    assert.equal(logged('time-sheet-weeks.patched', week.id)?.data.recomputableCount, 1)
+    assert.ok(events.some((e: any) => e.type === 'time-sheet-months.patched' && e.data.userId === worker))
+    assert.equal(events[0].type, 'user-absence-types.patched')
+
+    // Another field, or the same value again: nothing to recompute, no sheet event.
+    const next = await headOf(cursor)
+    assert.equal(
+      (await api.patch(`/v1/user-absence-types/${type.body.id}`, { needCompensation: true, order: 7 })).status,
+      200
+    )
+    const quiet = (await api.get(`/v1/changes?after=${next}&size=500`)).body.items
+    assert.deepEqual(
+      quiet.map((e: any) => e.type),
+      ['user-absence-types.patched']
+    )
   })
 
   it('answers 405 for DELETE; the type stays', async () => {

@@ -1,8 +1,12 @@
 import { createOnly, defineResource, patchOnly, writable } from '../../resources/define-resource'
 import { Bool, Color, Int32, Str, Timestamp } from '../../resources/types'
-import { defaultOrder } from '../../resources/ordering'
+import { planAbsenceTypeWrite, recomputeAbsencesOfType } from './user-absence-types.rules'
 
-/** How an absence counts is fixed at creation (countAsWorkingTime, isAbsenceHourly): absences already booked depend on it. */
+/**
+ * How an absence counts is fixed at creation (countAsWorkingTime, isAbsenceHourly): absences
+ * already booked depend on it. `needCompensation` may change: the days of the type's approved
+ * absences are recomputed with it (user-absence-types.rules.ts).
+ */
 export const userAbsenceTypeResource = defineResource({
   path: 'user-absence-types',
   entity: 'UserAbsenceType',
@@ -19,5 +23,6 @@ export const userAbsenceTypeResource = defineResource({
   },
   required: ['name'],
   filters: ['id', 'deactivatedAt'],
-  beforeWrite: (write) => defaultOrder(write, 'user_absence_types')
+  beforeWrite: planAbsenceTypeWrite,
+  afterWrite: recomputeAbsencesOfType
 })

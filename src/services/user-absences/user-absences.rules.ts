@@ -123,7 +123,7 @@ async function assertNoOverlap(trx: Knex.Transaction, companyId: number, merged:
 }
 
 /** The calendar days an absence covers, as one span (O(1), whatever its length). */
-const coveredSpan = (absence: Row, zone: string) => {
+export const coveredSpan = (absence: Row, zone: string) => {
   const { first, last } = coveredDayRange(absence.startsAt, absence.endsAt, zone)
   return { from: first, to: last }
 }
