@@ -7,6 +7,7 @@ import { badRequest } from '../resources/validation'
 import { toApiError } from '../resources/errors'
 import { API_PREFIX } from '../resources/register'
 import { storageOf } from '../storage'
+import { EventJournal } from '../events/journal'
 import { IdempotencyStore, KeyScope, RequestFingerprint, StoredRequest, StoredResponse } from './idempotency-store'
 
 /**
@@ -186,13 +187,18 @@ export const idempotentWrite = (app: Application, store: IdempotencyStore) => {
       throw inFlight()
     }
 
-    // The write runs in this transaction (the service joins `params.transaction`), and its
-    // response is stored in it before it commits: both or neither.
+    // The write runs in this transaction (the service joins `params.transaction` and notes its
+    // events in this journal), and its response is stored in it before it commits: both or
+    // neither. The events are appended last, after the stored response: the append takes the
+    // company's log lock (src/events/event-log.ts), held until the commit, so nothing else runs
+    // under it.
     const params = context.params
-    context.params = { ...params, transaction: { trx, starting: false } }
+    const journal = new EventJournal(company, params)
+    context.params = { ...params, transaction: { trx, starting: false }, eventJournal: journal }
     try {
       await next()
       await store.complete(trx, claim.id, responseOf(context))
+      await journal.commit(app, trx)
       await trx.commit()
     } catch (error) {
       if (!trx.isCompleted()) await rollback()

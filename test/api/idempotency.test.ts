@@ -88,6 +88,30 @@ forEachDatabase('Idempotency-Key (CONTRACT §13.4)', (suite) => {
     assert.equal(await customersNamed(a, name), 2)
   })
 
+  it('logs the events of an idempotent write once, with its request id; a replay logs nothing (CONTRACT §13.1)', async () => {
+    const company = await suite.company()
+    const key = newKey()
+    const body = { companyName: `Logged ${key}` }
+    const first = await company.api.post('/v1/customers', body, keyed(key))
+    assert.equal(first.status, 201)
+    const patchKey = newKey()
+    const patched = await company.api.patch(`/v1/customers/${first.body.id}`, { number: 'L-1' }, keyed(patchKey))
+    assert.equal(patched.status, 200)
+    for (const [path, method, sent, k] of [
+      ['/v1/customers', 'post', body, key],
+      [`/v1/customers/${first.body.id}`, 'patch', { number: 'L-1' }, patchKey]
+    ] as const)
+      assert.equal(replayed(await (company.api as any)[method](path, sent, keyed(k))), 'true')
+    const feed = await company.api.get('/v1/changes?types=customers.*')
+    assert.deepEqual(
+      feed.body.items.map((e: any) => [e.type, e.data.id, e.data.number, e.requestId]),
+      [
+        ['customers.created', first.body.id, null, first.headers.get('x-request-id')],
+        ['customers.patched', first.body.id, 'L-1', patched.headers.get('x-request-id')]
+      ]
+    )
+  })
+
   it('compares bodies as JSON values: key order, nesting and spacing do not make another request', async () => {
     const key = newKey()
     const name = `Order ${key}`
