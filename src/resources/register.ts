@@ -36,6 +36,8 @@ export interface RegisterOptions {
   outer?: AroundHook[]
   /** Around hooks inside the shared ones, after the scope check. */
   around?: AroundHook[]
+  /** The scope access every method needs, when reads need more than `read` (webhook subscriptions). */
+  access?: Access
   /** Before hooks between the path id and the query check (the parent a nested path names). */
   resolve?: BeforeHook[]
   /** The body check when the declared one is not all (a multipart create). */
@@ -65,7 +67,7 @@ export function registerResource(app: Application, resource: Resource, options: 
         ...(options.outer ?? []),
         mapDatabaseErrors,
         requireApiKey,
-        requireScope(collection),
+        requireScope(collection, options.access),
         ...(options.around ?? [])
       ]
     },

@@ -22,11 +22,20 @@ export type Resolver = (hostname: string) => Promise<string[]>
 export const systemResolver: Resolver = async (hostname) =>
   (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address)
 
-/** Whether an address may receive webhooks: globally routable unicast only. */
+/** `::/96`: the deprecated IPv4-compatible IPv6 addresses (RFC 4291 §2.5.5.1), `::` and `::1` among them. */
+const IPV4_COMPATIBLE: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('::'), 96]
+
+/**
+ * Whether an address may receive webhooks: globally routable unicast only. `process` reads an
+ * IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) as its IPv4 address; an IPv4-compatible one
+ * (`::7f00:1`, which the URL parser makes of `[::127.0.0.1]`) is refused whatever it carries: no
+ * receiver needs the deprecated form, and a stack that routes it would reach the IPv4 address.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false
-  // `process` reads an IPv4-mapped IPv6 address as its IPv4 address.
-  return ipaddr.process(address).range() === 'unicast'
+  const parsed = ipaddr.process(address)
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).match(IPV4_COMPATIBLE)) return false
+  return parsed.range() === 'unicast'
 }
 
 /** `[::1]` → `::1`: the host of a URL as an address or a name. */

@@ -90,6 +90,8 @@ forEachDatabase('change feed', (suite) => {
       [{ after: 'abc' }, 'after'],
       [{ after: '-1' }, 'after'],
       [{ after: '1.5' }, 'after'],
+      [{ after: '004' }, 'after'],
+      [{ after: '00' }, 'after'],
       [{ after: '' }, 'after'],
       [{ after: '99999999999999999999' }, 'after'],
       [{ after: ['1', '2'] }, 'after'],
@@ -169,6 +171,24 @@ forEachDatabase('change feed', (suite) => {
     )
     // Its cursor still moves past the events it cannot see.
     assert.equal((await customersOnly.get('/v1/changes', { after: start })).body.next, await headOf(a.api))
+  })
+
+  it("shows webhook subscriptions' events only to keys that manage webhooks (their URLs may carry credentials)", async () => {
+    const start = await headOf(a.api)
+    const created = await a.api.post('/v1/webhook-subscriptions', { url: 'https://hooks.example.test/in/T0K3N' })
+    assert.equal(created.status, 201, created.text)
+    await a.api.post('/v1/customers', { companyName: 'Beside the hook GmbH' })
+    const types = async (scopes: string[]) =>
+      (await readAll(await keyWith(a, scopes), start)).items.map((event: any) => event.type)
+    assert.deepEqual(await types(['*:read']), ['customers.created'])
+    assert.deepEqual(await types(['customers:read', 'webhook-subscriptions:read']), ['customers.created'])
+    assert.deepEqual(await types(['*:read', 'webhook-subscriptions:write']), [
+      'webhook-subscriptions.created',
+      'customers.created'
+    ])
+    assert.deepEqual(await types(['webhook-subscriptions:write']), ['webhook-subscriptions.created'])
+    const readOnly = await keyWith(a, ['webhook-subscriptions:read'])
+    assert.equal((await readOnly.get('/v1/changes')).status, 403)
   })
 
   it('logs nothing for a write refused after partial work (the transaction rolls back)', async () => {

@@ -256,7 +256,9 @@ forEachDatabase('scoped API keys', (suite) => {
                 ? { userId, day: '2026-11-23', weekStart: '2026-11-23', month: '2026-11-01' }
                 : undefined
             )
-        if (res.status !== 403 || res.body.data?.scope !== `${collection}:${createOnly ? 'write' : 'read'}`)
+        // Webhook subscriptions are read with their write scope too (CONTRACT §13.3, docs/integrations.md).
+        const access = createOnly || collection === 'webhook-subscriptions' ? 'write' : 'read'
+        if (res.status !== 403 || res.body.data?.scope !== `${collection}:${access}`)
           unchecked.push(`${service} → ${res.status}`)
       }
       assert.deepEqual(unchecked, [])

@@ -168,6 +168,8 @@ forEachDatabase('webhook subscriptions', (suite) => {
       'https://[::]/hook',
       'https://[::ffff:127.0.0.1]/hook',
       'https://[::ffff:10.0.0.1]/hook',
+      'https://[::127.0.0.1]/hook',
+      'https://[::169.254.169.254]/hook',
       'https://10.1.2.3/hook',
       'https://172.16.0.1/hook',
       'https://192.168.1.20:8443/hook',

@@ -3,7 +3,7 @@ import { isPublicAddress } from '../../src/webhooks/addresses'
 import { typeMatches, typePatternErrors } from '../../src/webhooks/event-types'
 
 describe('webhook addresses and event types', () => {
-  it('takes only public unicast addresses as webhook targets, IPv4-mapped IPv6 as its IPv4', () => {
+  it('takes only public unicast addresses as webhook targets, IPv4-mapped IPv6 as its IPv4, no IPv4-compatible IPv6', () => {
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:2800:220:1:248:1893:25c8:1946', '::ffff:93.184.216.34'])
       assert.equal(isPublicAddress(address), true, address)
     for (const address of [
@@ -26,6 +26,12 @@ describe('webhook addresses and event types', () => {
       '::ffff:7f00:1',
       '64:ff9b::7f00:1',
       '2002:7f00:1::',
+      // IPv4-compatible (::/96), whatever the IPv4 address: the URL parser writes [::127.0.0.1] as ::7f00:1.
+      '::7f00:1',
+      '::127.0.0.1',
+      '::a9fe:a9fe',
+      '::a00:1',
+      '::808:808',
       'not an address'
     ])
       assert.equal(isPublicAddress(address), false, address)

@@ -12,6 +12,10 @@ import { readFeed } from '../../events/feed'
 import { eventRetention } from '../../events/retention'
 import { COMPANY_RECOMPUTED } from '../../timesheets/events'
 import { changesOperations } from './changes.openapi'
+import {
+  canManageWebhooks,
+  COLLECTION as WEBHOOKS_COLLECTION
+} from '../webhook-subscriptions/webhook-subscriptions.rules'
 
 /**
  * `GET /v1/changes` (CONTRACT §13.2): the company's event log after a cursor, for integrators
@@ -62,7 +66,7 @@ function parseQuery(raw: Params['query']): ParsedQuery {
     return value
   }
   const after = single('after')
-  if (after !== undefined && !(/^\d{1,15}$/.test(after) && Number.isSafeInteger(Number(after))))
+  if (after !== undefined && !(/^(0|[1-9]\d{0,14})$/.test(after) && Number.isSafeInteger(Number(after))))
     errors.after = 'must be an event id (a decimal integer string such as "0" or "1234")'
   const size = single('size')
   if (size !== undefined && !(/^\d{1,3}$/.test(size) && Number(size) >= 1 && Number(size) <= MAX_FEED_SIZE))
@@ -104,16 +108,16 @@ function typesOf(patterns: string[], known: string[]): string[] {
 /**
  * The values of the log's `scope` column whose events a key sees (null: all), in the feed and on
  * sockets: the collections it can read, and `company` (`company.recomputed`) with a time-sheet one.
+ * Webhook subscriptions are read with `webhook-subscriptions:write` only, their events too (a URL
+ * may carry the receiver's credentials), so a read-everything key gets the list without them.
  */
 export function visibleLogScopes(app: Application, keyScopes: readonly string[]): string[] | null {
   const collections = scopeCollections(registryOf(app).resources.map((registered) => ({ path: registered.path })))
   const readable = readableCollections(keyScopes, collections)
-  return (
-    readable && [
-      ...readable,
-      ...(readable.some((collection) => SHEET_COLLECTIONS.includes(collection)) ? ['company'] : [])
-    ]
-  )
+  const webhooks = canManageWebhooks(keyScopes)
+  if (readable === null && webhooks) return null
+  const visible = (readable ?? collections).filter((collection) => collection !== WEBHOOKS_COLLECTION || webhooks)
+  return [...visible, ...(visible.some((collection) => SHEET_COLLECTIONS.includes(collection)) ? ['company'] : [])]
 }
 
 export class ChangesService {

@@ -24,7 +24,7 @@ export interface ReplayResult {
 /** The replay's body and answer, for the API description and the typed client. */
 export const replayBody = Type.Object(
   {
-    after: Type.Union([Type.String({ pattern: '^[0-9]{1,15}$' }), Type.Integer({ minimum: 0 })], {
+    after: Type.Union([Type.String({ pattern: '^(0|[1-9][0-9]{0,14})$' }), Type.Integer({ minimum: 0 })], {
       description:
         'An event id of the company\'s log: the events after it are sent again ("0": every retained event). The `webhook-id` of a delivery is its event id.'
     })
@@ -47,7 +47,7 @@ export function parseReplayBody(body: unknown): number {
   for (const key of Object.keys(body)) if (key !== 'after') errors[key] = 'is not a field of a replay'
   const { after } = body as { after?: unknown }
   const valid =
-    (typeof after === 'string' && /^\d{1,15}$/.test(after)) ||
+    (typeof after === 'string' && /^(0|[1-9]\d{0,14})$/.test(after)) ||
     (typeof after === 'number' && Number.isSafeInteger(after) && after >= 0)
   if (!valid) errors.after = after === undefined ? `is required: it ${AFTER_MESSAGE}` : AFTER_MESSAGE
   if (Object.keys(errors).length > 0) throw badRequest('Invalid replay body', errors)

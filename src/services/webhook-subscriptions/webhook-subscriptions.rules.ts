@@ -3,7 +3,7 @@ import type { Application, HookContext, NextFunction, Params } from '../../decla
 import type { PlannedWrite, Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { registryOf } from '../../resources/registry'
 import { assertScope } from '../../resources/hooks'
-import { normalizeScopes } from '../../auth/scopes'
+import { allows, normalizeScopes } from '../../auth/scopes'
 import { Resolver, systemResolver, urlProblem } from '../../webhooks/addresses'
 import { typePatternErrors } from '../../webhooks/event-types'
 import { decryptSigningSecret, encryptSigningSecret, newSigningSecret } from '../../webhooks/secrets'
@@ -34,12 +34,19 @@ export const resolverOf = (app: Application): Resolver => app.get('webhookResolv
 
 /**
  * Every method needs `webhook-subscriptions:write`, reads too: a subscription's URL may carry the
- * receiver's credentials, and whoever manages webhooks decides where the company's data goes.
+ * receiver's credentials, and whoever manages webhooks decides where the company's data goes. The
+ * collection's events (change feed, sockets) follow the same rule (`visibleLogScopes`).
  */
+export const MANAGE_ACCESS = 'write' as const
+
+/** The scope check of the replay route (the collections get theirs from `registerResource`'s `access`). */
 export const requireManageScope = async (context: HookContext, next: NextFunction) => {
-  if (context.params.provider) assertScope(context.params.apiKey, COLLECTION, 'write')
+  if (context.params.provider) assertScope(context.params.apiKey, COLLECTION, MANAGE_ACCESS)
   await next()
 }
+
+/** Whether a key with `scopes` may see the subscriptions (and so their events). */
+export const canManageWebhooks = (scopes: readonly string[]) => allows(scopes, COLLECTION, MANAGE_ACCESS)
 
 /**
  * What a subscription may receive: the collections the key that points it somewhere can read

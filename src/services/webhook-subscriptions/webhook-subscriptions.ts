@@ -9,7 +9,7 @@ import { WebhookDispatcher } from '../../webhooks/dispatcher'
 import { Pacer } from '../../webhooks/pacer'
 import { createKnex } from '../../db/knex'
 import { webhookSubscriptionResource } from './webhook-subscriptions.schema'
-import { requireManageScope, resolverOf, revealSecretOnCreate } from './webhook-subscriptions.rules'
+import { MANAGE_ACCESS, requireManageScope, resolverOf, revealSecretOnCreate } from './webhook-subscriptions.rules'
 import {
   DELIVERIES_PATH,
   resolveSubscription,
@@ -34,13 +34,14 @@ declare module '../../declarations' {
  */
 export const webhookSubscriptions = (app: Application) => {
   registerResource(app, webhookSubscriptionResource, {
-    around: [requireManageScope, revealSecretOnCreate],
+    access: MANAGE_ACCESS,
+    around: [revealSecretOnCreate],
     operations: subscriptionOperations
   })
   registerResource(app, webhookDeliveryResource, {
     path: DELIVERIES_PATH,
     service: new WebhookDeliveryService(webhookDeliveryResource, app.get('knex'), app.get('dialect')),
-    around: [requireManageScope],
+    access: MANAGE_ACCESS,
     resolve: [resolveSubscription],
     operations: withManageScope
   })
