@@ -683,16 +683,19 @@ const SQL = {
     'select count(*) as total from assignments where company_id = ? and responsible_user_id = ?'
   ),
   // `$like` through the trigram index: FTS5's trigram table on SQLite, pg_trgm (ILIKE) on PostgreSQL.
+  // `$like` through the trigram index: on SQLite a phrase query of FTS5's trigram table (each
+  // literal of the pattern, case-folded), the pattern rechecked on the row; pg_trgm (ILIKE) on PostgreSQL.
   byName: stmt(
     'assignments_by_name',
-    'select * from assignments where company_id = ? and id in (select rowid from assignments_name_fts where name like ?) ' +
-      'order by id limit ? offset ?',
-    'select * from assignments where company_id = ? and name ilike ? order by id limit ? offset ?'
+    'select * from assignments where company_id = ? and id in (select rowid from assignments_name_fts where assignments_name_fts match ?) ' +
+      "and name like ? escape '\\' order by id limit ? offset ?",
+    'select * from assignments where company_id = ? and cast(? as text) is not null and name ilike ? order by id limit ? offset ?'
   ),
   byNameCount: stmt(
     'assignments_by_name_count',
-    'select count(*) as total from assignments where company_id = ? and id in (select rowid from assignments_name_fts where name like ?)',
-    'select count(*) as total from assignments where company_id = ? and name ilike ?'
+    'select count(*) as total from assignments where company_id = ? and id in (select rowid from assignments_name_fts where assignments_name_fts match ?) ' +
+      "and name like ? escape '\\'",
+    'select count(*) as total from assignments where company_id = ? and cast(? as text) is not null and name ilike ?'
   ),
   // Patterns the trigram table cannot serve (a literal shorter than 3 characters, an escape).
   byNameScan: stmt(
@@ -732,9 +735,11 @@ function* listAssignments(principal: Principal, query: URLSearchParams): Work<ob
   if (like !== null) {
     const pattern = likePattern('name[$like]', like)
     const literals = pattern.split(/[%_]/).filter(Boolean)
-    const indexed = !pattern.includes('\\') && literals.length > 0 && literals.every((l) => l.length >= 3)
+    const indexed =
+      !pattern.includes('\\') && !pattern.includes('_') && literals.length > 0 && literals.every((l) => l.length >= 3)
+    const phrases = literals.map((l) => `"${l.replace(/"/g, '""')}"`).join(' AND ')
     return yield* indexed
-      ? list(SQL.byName, SQL.byNameCount, [principal.companyId, pattern], paged, assignment)
+      ? list(SQL.byName, SQL.byNameCount, [principal.companyId, phrases, pattern], paged, assignment)
       : list(SQL.byNameScan, SQL.byNameScanCount, [principal.companyId, pattern], paged, assignment)
   }
   const user = integer('responsibleUserId', query.get('responsibleUserId'))
