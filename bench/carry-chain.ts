@@ -68,11 +68,13 @@ export async function measureCarryChain(
   try {
     const chain = await db('time_sheet_months').where(user).orderBy('month').select('id', 'month')
     const first = chain[0]
-    // A data set seeded before its users had `employedFrom` (SQLite allows null there) has every
-    // month outside the chain; each run starts the account with the first month, rolled back.
+    // A user whose account starts after the first month row (the small set: the company's only
+    // user is its admin, employed from the day of the seed), or a data set seeded before users had
+    // `employedFrom` (SQLite allows null), has months outside the chain: each run starts the
+    // account with the first month, rolled back with the rest.
     const { employedFrom } = await db('users').where({ id: userId, companyId }).first('employedFrom')
     const startAccount = async (trx: Knex.Transaction) => {
-      if (employedFrom === null)
+      if (employedFrom === null || dayOf(employedFrom) > dayOf(first.month))
         await trx('users')
           .where({ id: userId, companyId })
           .update({ employedFrom: dayOf(first.month) })
