@@ -68,10 +68,22 @@ export async function measureCarryChain(
   try {
     const chain = await db('time_sheet_months').where(user).orderBy('month').select('id', 'month')
     const first = chain[0]
+    // A user whose account starts after the first month row (the small set: the company's only
+    // user is its admin, employed from the day of the seed), or a data set seeded before users had
+    // `employedFrom` (SQLite allows null), has months outside the chain: each run starts the
+    // account with the first month, rolled back with the rest.
+    const { employedFrom } = await db('users').where({ id: userId, companyId }).first('employedFrom')
+    const startAccount = async (trx: Knex.Transaction) => {
+      if (employedFrom === null || dayOf(employedFrom) > dayOf(first.month))
+        await trx('users')
+          .where({ id: userId, companyId })
+          .update({ employedFrom: dayOf(first.month) })
+    }
     let months = 0
     const carry = await repeat(RUNS, () =>
       rolledBack(db, async (trx) => {
         await lockUserTime(trx, user)
+        await startAccount(trx)
         await trx('time_sheet_months')
           .where({ id: first.id, companyId })
           .update({ carryInManualMs: 90 * 60_000, updatedAt: new Date().toISOString() })
@@ -95,6 +107,7 @@ export async function measureCarryChain(
     const scratch = await repeat(10, () =>
       rolledBack(db, async (trx) => {
         await lockUserTime(trx, user)
+        await startAccount(trx)
         const started = performance.now()
         await recomputeUser(trx, companyId, userId)
         return performance.now() - started

@@ -8,7 +8,7 @@ import { APP_SECRET, BENCH_DIR, DATA_DIR } from './datasets'
 const ROOT = path.join(BENCH_DIR, '..')
 
 export interface Target {
-  name: 'service' | 'baseline'
+  name: 'service' | 'before' | 'platform' | 'same-stack'
   url: string
   process: ChildProcess
   stop: () => Promise<void>
@@ -94,8 +94,7 @@ export interface StartOptions {
   profileDir?: string
   /**
    * Another checkout to serve from (service only), e.g. a `git worktree` of an earlier commit, to
-   * measure before and after against the same data and baseline. Its migrations must include the
-   * data set's (copy newer migration files into it).
+   * measure before and after against the same data and platform (see startBefore).
    */
   root?: string
 }
@@ -128,11 +127,70 @@ export async function startService(options: StartOptions): Promise<Target> {
   })
   const log: string[] = []
   await waitFor(child, /crewclock listening/, options.workers, log)
-  return { name: 'service', url: `http://127.0.0.1:${port}`, process: child, stop: stopper(child) }
+  return {
+    name: options.root ? 'before' : 'service',
+    url: `http://127.0.0.1:${port}`,
+    process: child,
+    stop: stopper(child)
+  }
 }
 
-/** The raw node:http baseline (bench/baseline.ts), with the same number of workers. */
-export async function startBaseline(options: StartOptions): Promise<Target> {
+const MIGRATION_FILE = /^\d{14}_[\w-]+\.ts$/
+
+/**
+ * The service of another checkout (a "before" commit) on the working copy. `crewclock serve`
+ * migrates before it listens, and knex refuses a database that records migrations it has no file
+ * for ("migration directory is corrupt"): the working copy was migrated by this checkout, whose
+ * migrations may be newer. The missing migration files are copied into the before checkout for
+ * its start (already applied, so knex only lists them; nothing runs) and removed once it
+ * listens. The before code ignores the newer tables; a newer migration that changed a table the
+ * before code uses would need a data set of its own (not the case between adjacent commits that
+ * only add tables).
+ */
+export async function startBefore(
+  options: StartOptions & { root: string },
+  log: (line: string) => void
+): Promise<Target> {
+  const theirs = path.join(path.resolve(options.root), 'migrations')
+  const present = new Set(fs.readdirSync(theirs))
+  const missing = fs.readdirSync(path.join(ROOT, 'migrations')).filter((f) => MIGRATION_FILE.test(f) && !present.has(f))
+  for (const file of missing) fs.copyFileSync(path.join(ROOT, 'migrations', file), path.join(theirs, file))
+  if (missing.length)
+    log(`  before checkout: lent it ${missing.length} newer migration file(s) for its start: ${missing.join(', ')}`)
+  try {
+    return await startService(options)
+  } finally {
+    for (const file of missing) fs.rmSync(path.join(theirs, file), { force: true })
+  }
+}
+
+/**
+ * The platform (bench/platform.ts): node:http and prepared statements written from the contract,
+ * nothing of src/, with the same number of workers.
+ */
+export async function startPlatform(options: StartOptions): Promise<Target> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(BENCH_DIR, 'platform.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WEB_CONCURRENCY: String(options.workers),
+      RATE_LIMIT_PER_KEY: '1000000000'
+    },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  await waitFor(child, /platform listening/, options.workers, [])
+  return { name: 'platform', url: `http://127.0.0.1:${port}`, process: child, stop: stopper(child) }
+}
+
+/**
+ * The former baseline (bench/baseline.ts, `--same-stack`): node:http on the service's own knex,
+ * `sqlite3` driver and time-sheet modules, i.e. the framework's share of the service's path.
+ */
+export async function startSameStack(options: StartOptions): Promise<Target> {
   const port = await freePort()
   const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(BENCH_DIR, 'baseline.ts')], {
     cwd: ROOT,
@@ -146,7 +204,7 @@ export async function startBaseline(options: StartOptions): Promise<Target> {
     stdio: ['ignore', 'pipe', 'pipe']
   })
   await waitFor(child, /baseline listening/, options.workers, [])
-  return { name: 'baseline', url: `http://127.0.0.1:${port}`, process: child, stop: stopper(child) }
+  return { name: 'same-stack', url: `http://127.0.0.1:${port}`, process: child, stop: stopper(child) }
 }
 
 /** CPU time (ms) of a process and all its descendants, from /proc (Linux). */

@@ -6,26 +6,54 @@ import { parseArgs } from 'node:util'
 import { BENCH_DIR, DATA_DIR, Engine, SCALES } from './datasets'
 import { ensureSeeded, SeedInfo } from './seed'
 import { BenchRequest, Scenario, SCENARIOS } from './scenarios'
-import { LoadSample, startBaseline, startService, Target, withLoadSample } from './processes'
+import {
+  LoadSample,
+  startBefore,
+  startPlatform,
+  startSameStack,
+  startService,
+  Target,
+  withLoadSample
+} from './processes'
 import { workingCopy } from './working-copy'
 import { measureCarryChain, CarryChainResult } from './carry-chain'
 import { summarizeProfile } from './profile-summary'
 import { evaluateTargets, printRun, printScaling, printTargets, Scaling, scalingOf } from './report'
 import { Plan, queryPlans } from './plans'
 
-/**
- * `npm run bench [-- --pg] [--workers 1,2] [--only name,...] [--duration 10] [--profile] [--service-root DIR]`
- *
- * Seeds (or reuses) the data sets, starts the service and the raw baseline, drives each
- * scenario with autocannon (warm-up, then the measured run; baseline first, then the service,
- * back to back) and writes bench/results.json.
- */
+const HELP = `npm run bench -- [options]
+
+Seeds (or reuses) the data sets, starts the service and the platform (bench/platform.ts: node:http
+and prepared statements written from the contract, nothing of src/), drives each scenario with
+autocannon in alternating rounds (platform, service, service, platform) and writes bench/results.json
+with the service ÷ platform ratios and the targets of issue #22.
+
+  --pg                 SQLite, then PostgreSQL          --pg-only       PostgreSQL only
+  --pg-url URL         server of the PG data sets       --scale small   every scenario on the 10k data set
+  --workers 1[,2]      WEB_CONCURRENCY of each side (default 1)
+  --connections 50     autocannon connections           --duration 10   seconds of each measured round
+  --warmup 3           seconds of warm-up before a side's first round
+  --rounds 2           measured rounds per side and scenario (in pairs: P S S P)
+  --only a,b           these scenarios only (no carry chain)
+  --no-scale           skip the lists-at-scale check (1M vs 10k rows)
+  --before-root DIR    also serve a "before" checkout (e.g. a git worktree of an earlier commit with
+                       node_modules linked) in the same rounds, and report before → after
+  --same-stack         also measure bench/baseline.ts (node:http on the service's own knex + sqlite3
+                       and time-sheet modules: the framework's share only)
+  --profile            profile the service (--cpu-prof) instead of measuring
+  --service-root DIR   serve the service from another checkout (everything else unchanged)
+  --output FILE        default bench/results.json
+Always set BENCH_COPY=<name> when two checkouts may run at once.`
 const { values: args } = parseArgs({
   options: {
     pg: { type: 'boolean', default: false },
     'pg-only': { type: 'boolean', default: false },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
-    workers: { type: 'string', default: '1,2' },
+    workers: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '2' },
+    'before-root': { type: 'string' },
+    'same-stack': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
     only: { type: 'string' },
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '3' },
@@ -40,7 +68,13 @@ const { values: args } = parseArgs({
   }
 })
 
+if (args.help) {
+  process.stdout.write(HELP + '\n')
+  process.exit(0)
+}
+
 const settings = {
+  rounds: Number(args.rounds),
   duration: Number(args.duration),
   warmup: Number(args.warmup),
   connections: Number(args.connections),
@@ -59,6 +93,8 @@ export interface Measurement {
   /** Server CPU time per answered request (all its processes), ms: the cost of a request, whatever else runs. */
   cpuPerRequestMs: number
   load: LoadSample
+  /** Each measured round, when several were averaged. */
+  rounds?: { requestsPerSecond: number; p50: number; cpuPerRequestMs: number }[]
 }
 
 export interface ScenarioResult {
@@ -66,9 +102,15 @@ export interface ScenarioResult {
   title: string
   kind: Scenario['kind']
   service: Measurement
-  baseline?: Measurement
-  /** service req/s ÷ baseline req/s */
+  platform?: Measurement
+  /** service req/s ÷ platform req/s */
   ratio?: number
+  /** The before checkout (--before-root), measured in the same rounds. */
+  before?: Measurement
+  beforeRatio?: number
+  /** bench/baseline.ts (--same-stack): service req/s ÷ same-stack req/s. */
+  sameStack?: Measurement
+  sameStackRatio?: number
   /** Lists: the mean `total` of the first requests of the stream (what the list matches). */
   matches?: number
 }
@@ -127,8 +169,8 @@ async function drive(target: Target, scenario: Scenario, seed: SeedInfo, duratio
   })
 }
 
-async function measure(target: Target, scenario: Scenario, seed: SeedInfo): Promise<Measurement> {
-  await drive(target, scenario, seed, settings.warmup)
+async function measure(target: Target, scenario: Scenario, seed: SeedInfo, warmUp = true): Promise<Measurement> {
+  if (warmUp && settings.warmup > 0) await drive(target, scenario, seed, settings.warmup)
   const [result, load] = await withLoadSample(target.process.pid!, () =>
     drive(target, scenario, seed, settings.duration)
   )
@@ -170,27 +212,74 @@ function shapeDifferences(a: unknown, b: unknown, at = ''): string[] {
     return [...keys].flatMap((k) =>
       k in a && k in b
         ? shapeDifferences((a as any)[k], (b as any)[k], `${at}.${k}`)
-        : [`${at}.${k} only in the ${k in a ? 'service' : 'baseline'}`]
+        : [`${at}.${k} only in the ${k in a ? 'service' : 'other side'}`]
     )
   }
   return typeof a === typeof b ? [] : [`${at}: ${typeof a} vs ${typeof b}`]
 }
 
-/** The baseline must answer what the service answers, or the ratio compares different work. */
+/** The platform must answer what the service answers, or the ratio compares different work. */
 async function checkShapes(service: Target, baseline: Target, scenarios: Scenario[], seed: SeedInfo) {
-  for (const scenario of scenarios.filter((s) => s.baseline)) {
+  for (const scenario of scenarios.filter((s) => s.platform)) {
     // Writes need distinct requests (two identical time entries would overlap).
-    const n = 1_000_000 + next(`${scenario.name}-shape`) * 2
+    // Far after the measured streams, but on the small set (one user per company) before 2100.
+    const n = 100_000 + next(`${scenario.name}-shape`) * 2
     const a = await call(service, seed, scenario.request(seed, n))
     const b = await call(baseline, seed, scenario.request(seed, scenario.kind === 'write' ? n + 1 : n))
     const differences = shapeDifferences(a.body, b.body)
     if (a.status !== b.status || a.status >= 300 || differences.length) {
       throw new Error(
-        `${scenario.name}: the baseline answers differently (${a.status} vs ${b.status}): ${differences.join('; ')}\n${JSON.stringify(a.body)}`
+        `${scenario.name}: the ${baseline.name} answers differently (${a.status} vs ${b.status}): ${differences.join('; ')}\n${JSON.stringify(a.body)}`
       )
     }
   }
 }
+
+/** Averages one side's measurements of a scenario (its rounds). */
+function merge(ms: Measurement[]): Measurement {
+  const mean = (f: (m: Measurement) => number, digits = 10) =>
+    Math.round((ms.reduce((sum, m) => sum + f(m), 0) / ms.length) * digits) / digits
+  const sum = (f: (m: Measurement) => number) => ms.reduce((total, m) => total + f(m), 0)
+  const requests = sum((m) => m.requests)
+  const serverCpuMs = sum((m) => m.load.serverCpuMs)
+  return {
+    requestsPerSecond: mean((m) => m.requestsPerSecond),
+    p50: mean((m) => m.p50, 100),
+    p99: mean((m) => m.p99, 100),
+    mean: mean((m) => m.mean, 100),
+    requests,
+    non2xx: sum((m) => m.non2xx),
+    errors: sum((m) => m.errors),
+    cpuPerRequestMs: Math.round((serverCpuMs / Math.max(1, requests)) * 1000) / 1000,
+    load: {
+      serverCpuMs,
+      othersShare: mean((m) => m.load.othersShare, 1000),
+      benchShare: mean((m) => m.load.benchShare, 1000),
+      loadAverage: mean((m) => m.load.loadAverage, 100)
+    },
+    rounds: ms.map((m) => ({ requestsPerSecond: m.requestsPerSecond, p50: m.p50, cpuPerRequestMs: m.cpuPerRequestMs }))
+  }
+}
+
+/**
+ * The sides of a scenario in alternating rounds: the order of one pair of rounds is the sides,
+ * then the sides reversed (platform, service, service, platform; with a before checkout
+ * platform, service, before, before, service, platform), so that a steady drift of the
+ * machine's speed cancels in each side's mean. Each side warms up before its first round.
+ */
+async function measureRounds(sides: Target[], scenario: Scenario, seed: SeedInfo) {
+  const order: Target[] = []
+  for (let pair = 0; pair < Math.max(1, Math.round(settings.rounds / 2)); pair++)
+    order.push(...sides, ...[...sides].reverse())
+  const measured = new Map<Target, Measurement[]>(sides.map((side) => [side, []]))
+  for (const side of order) {
+    const warm = measured.get(side)!.length > 0
+    measured.get(side)!.push(await measure(side, scenario, seed, !warm))
+  }
+  return new Map([...measured].map(([side, ms]) => [side.name, merge(ms)]))
+}
+
+const ratioOf = (a: number, b: number) => Math.round((a / b) * 1000) / 1000
 
 async function runWorkers(
   engine: Engine,
@@ -200,36 +289,58 @@ async function runWorkers(
   chosen: Scenario[]
 ): Promise<RunResult> {
   log(
-    `\n${engine}, WEB_CONCURRENCY=${workers}: ${settings.connections} connections, ${settings.warmup} s warm-up, ${settings.duration} s measured`
+    `\n${engine}, WEB_CONCURRENCY=${workers}: ${settings.connections} connections, ${settings.warmup} s warm-up, ` +
+      `${settings.rounds} rounds of ${settings.duration} s per side`
   )
-  const service = await startService({ databaseUrl: url, workers, root: args['service-root'] })
-  const baseline = await startBaseline({ databaseUrl: url, workers })
+  const service = await startService({ databaseUrl: url, workers })
+  const platform = await startPlatform({ databaseUrl: url, workers })
+  const before = args['before-root']
+    ? await startBefore({ databaseUrl: url, workers, root: args['before-root'] }, log)
+    : undefined
+  const sameStack = args['same-stack'] ? await startSameStack({ databaseUrl: url, workers }) : undefined
+  const others = [before, sameStack].filter((t): t is Target => t !== undefined)
   try {
-    await checkShapes(service, baseline, chosen, seed)
+    await checkShapes(service, platform, chosen, seed)
+    if (sameStack) await checkShapes(service, sameStack, chosen, seed)
     const results: ScenarioResult[] = []
     for (const scenario of chosen) {
-      const base = scenario.baseline ? await measure(baseline, scenario, seed) : undefined
-      const own = await measure(service, scenario, seed)
-      const ratio = base ? Math.round((own.requestsPerSecond / base.requestsPerSecond) * 1000) / 1000 : undefined
-      const matches = scenario.list ? await meanMatches(service, seed, scenario) : undefined
-      results.push({
+      const sides = [...(scenario.platform ? [platform] : []), service, ...others]
+      const measured = await measureRounds(sides, scenario, seed)
+      const own = measured.get('service')!
+      const base = measured.get('platform')
+      const beforeM = measured.get('before')
+      const same = measured.get('same-stack')
+      const result: ScenarioResult = {
         name: scenario.name,
         title: scenario.title,
         kind: scenario.kind,
         service: own,
-        baseline: base,
-        ratio,
-        matches
-      })
+        platform: base,
+        ratio: base ? ratioOf(own.requestsPerSecond, base.requestsPerSecond) : undefined,
+        matches: scenario.list ? await meanMatches(service, seed, scenario) : undefined
+      }
+      if (beforeM) {
+        result.before = beforeM
+        result.beforeRatio = base ? ratioOf(beforeM.requestsPerSecond, base.requestsPerSecond) : undefined
+      }
+      if (same) {
+        result.sameStack = same
+        result.sameStackRatio = ratioOf(own.requestsPerSecond, same.requestsPerSecond)
+      }
+      results.push(result)
       log(
-        `  ${scenario.name}: service ${own.requestsPerSecond} req/s p50 ${own.p50} p99 ${own.p99}${base ? ` | baseline ${base.requestsPerSecond} req/s p50 ${base.p50} p99 ${base.p99} | ratio ${ratio}` : ''}`
+        `  ${scenario.name}: service ${own.requestsPerSecond} req/s p50 ${own.p50} CPU/req ${own.cpuPerRequestMs} ms` +
+          (base
+            ? ` | platform ${base.requestsPerSecond} req/s p50 ${base.p50} CPU/req ${base.cpuPerRequestMs} ms | ratio ${result.ratio}`
+            : '') +
+          (beforeM
+            ? ` | before ${beforeM.requestsPerSecond} req/s p50 ${beforeM.p50} CPU/req ${beforeM.cpuPerRequestMs} ms`
+            : '') +
+          (same ? ` | same-stack ${same.requestsPerSecond} req/s (ratio ${result.sameStackRatio})` : '')
       )
       // A scenario that answers errors measures the errors: say so loudly.
-      for (const [who, m] of [
-        ['service', own],
-        ['baseline', base]
-      ] as const) {
-        if (m && (m.non2xx > 0 || m.errors > 0))
+      for (const [who, m] of measured) {
+        if (m.non2xx > 0 || m.errors > 0)
           log(
             `  WARNING ${scenario.name}: the ${who} answered ${m.non2xx} non-2xx responses and ${m.errors} errors/timeouts`
           )
@@ -237,8 +348,7 @@ async function runWorkers(
     }
     return { workers, scenarios: results }
   } finally {
-    await service.stop()
-    await baseline.stop()
+    await Promise.all([service, platform, ...others].map((t) => t.stop()))
   }
 }
 

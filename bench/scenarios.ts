@@ -2,7 +2,7 @@ import { customerNumber, type SeedInfo } from './seed'
 
 /**
  * What the benchmark asks of the service. Every request is drawn from the seeded data of the
- * first company, deterministically from its sequence number, so the service and the baseline
+ * first company, deterministically from its sequence number, so the service and the platform
  * get the same stream of requests.
  */
 export interface BenchRequest {
@@ -15,8 +15,8 @@ export interface Scenario {
   name: string
   title: string
   kind: 'read' | 'write'
-  /** The raw baseline implements it (bench/baseline.ts). */
-  baseline: boolean
+  /** The platform implements it (bench/platform.ts). */
+  platform: boolean
   /** Part of the list-at-scale check (1 000 000 vs 10 000 rows). */
   list?: boolean
   request: (seed: SeedInfo, n: number) => BenchRequest
@@ -46,14 +46,14 @@ export const SCENARIOS: Scenario[] = [
     name: 'get-assignment',
     title: 'GET one assignment',
     kind: 'read',
-    baseline: true,
+    platform: true,
     request: (seed, n) => ({ method: 'GET', path: `/v1/assignments/${rangePick(company(seed).assignmentIds, n)}` })
   },
   {
     name: 'list-assignments',
     title: 'list assignments, filter responsibleUserId, size 20',
     kind: 'read',
-    baseline: true,
+    platform: true,
     list: true,
     request: (seed, n) => ({
       method: 'GET',
@@ -64,7 +64,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'list-assignments-like',
     title: 'list assignments, name[$like]=%word%, size 20',
     kind: 'read',
-    baseline: true,
+    platform: true,
     list: true,
     request: (seed, n) => ({
       method: 'GET',
@@ -75,7 +75,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'list-assignments-search',
     title: "list assignments, name[$like]=%<customer number>%, size 20 (one customer's orders)",
     kind: 'read',
-    baseline: true,
+    platform: true,
     list: true,
     request: (seed, n) => {
       const customers = company(seed).customerIds.length
@@ -89,7 +89,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'list-time-entries-month',
     title: "list one user's time entries of a month, size 20",
     kind: 'read',
-    baseline: true,
+    platform: true,
     list: true,
     request: (seed, n) => {
       const month = pick(MONTHS, n)
@@ -104,7 +104,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'post-customer',
     title: 'POST customer',
     kind: 'write',
-    baseline: true,
+    platform: true,
     request: (_seed, n) => ({
       method: 'POST',
       path: '/v1/customers',
@@ -120,7 +120,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'post-time-entry',
     title: 'POST time entry (with recomputation)',
     kind: 'write',
-    baseline: true,
+    platform: true,
     request: (seed, n) => {
       const { userIds, workEntryTypeId, eventIds } = company(seed)
       const user = userIds[n % userIds.length]
@@ -143,7 +143,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'patch-week-status',
     title: 'PATCH week status (fan-out to 7 days, recomputation)',
     kind: 'write',
-    baseline: true,
+    platform: true,
     request: (seed, n) => {
       // Each round over the draft weeks submits them, the next one reopens them: both are moves
       // from either status (or no move), so concurrent requests on one week never conflict.
@@ -156,7 +156,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'by-user-month',
     title: "by-user look-up of a user's month",
     kind: 'read',
-    baseline: true,
+    platform: true,
     request: (seed, n) => {
       // The month from the round over the users: every user meets every month.
       const { userIds } = company(seed)

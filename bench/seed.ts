@@ -189,6 +189,8 @@ async function seedCompany(db: Knex, scale: Scale, index: number): Promise<Compa
       staffNumber: `P${10000 + i}`,
       roleId: worker,
       roleType: 'worker',
+      // Their accounts start with the seeded period (CONTRACT §11.1); NOT NULL on PostgreSQL.
+      employedFrom: FIRST_DAY,
       ...stamps
     }
   })
