@@ -23,10 +23,15 @@ const breakRuleSchema = Type.Object(
   { additionalProperties: false }
 )
 
-/** The parts of a working-time version; each replaces the stored one as a whole, the parts left out stay. */
+/**
+ * The parts of a working-time version; each replaces the stored one as a whole, the parts left out
+ * stay, and so do the days `targetMinutes` leaves out ("Fridays 300" changes only Fridays).
+ */
 const modelParts = {
   targetMinutes: Type.Optional(
-    Type.Object(Object.fromEntries(WEEKDAYS.map((day) => [day, DayMinutes()])), { additionalProperties: false })
+    Type.Object(Object.fromEntries(WEEKDAYS.map((day) => [day, Type.Optional(DayMinutes())])), {
+      additionalProperties: false
+    })
   ),
   breakRules: Type.Optional(Type.Array(breakRuleSchema, { maxItems: 10 })),
   maxDailyMinutes: Type.Optional(DayMinutes(1)),
@@ -71,6 +76,12 @@ export function isTimezone(name: string) {
   } catch {
     return false
   }
+}
+
+/** A model with the parts a body gives: whole parts replaced, the days of `targetMinutes` one by one. */
+function withParts<M extends WorkingTimeModel>(model: M, body: Partial<Record<keyof WorkingTimeModel, unknown>>): M {
+  const targetMinutes = { ...model.targetMinutes, ...(body.targetMinutes as object | undefined) }
+  return { ...model, ...body, targetMinutes }
 }
 
 /** Rules that span fields: ascending break rules, targets within the daily maximum. */
@@ -292,7 +303,7 @@ export class WorkingTimesService {
       const validFrom: string = body.validFrom ?? addDays(today(company.timezone), 1)
       const { id: _id, validFrom: _from, ...base } = companyVersionOn(versions, validFrom)
       // A bad body is 400 whatever else is wrong: 1970-01-01 is before 2000, not the first version's day.
-      const row = this.checked({ ...base, ...body, validFrom } as CompanyVersion, true)
+      const row = this.checked({ ...withParts(base, body), validFrom } as CompanyVersion, true)
       if (versions.some((version) => version.validFrom === validFrom)) throw WorkingTimesService.duplicate(validFrom)
       const ranges = [
         rangeOf(
@@ -327,7 +338,7 @@ export class WorkingTimesService {
           }
         )
       }
-      const next = { ...existing, ...body, validFrom } as CompanyVersion
+      const next = { ...withParts(existing, body), validFrom } as CompanyVersion
       const row = this.checked(next, body.validFrom !== undefined && index > 0)
       if (others.includes(validFrom)) throw WorkingTimesService.duplicate(validFrom)
       // Writing a version back as it is changes no day: no 409 for a locked month it spans, no recomputation.

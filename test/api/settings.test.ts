@@ -373,6 +373,22 @@ forEachDatabase('settings endpoints', (suite) => {
         [later.body.maxDailyMinutes, later.body.carryOverCapMinutes, later.body.targetMinutes],
         [660, 600, first.targetMinutes]
       )
+      // The days targetMinutes leaves out stay too: "Fridays 300" changes only Fridays (docs/decisions.md).
+      const fridays = await admin.post('/settings/working-times', {
+        validFrom: addDays(created.body.validFrom, 20),
+        targetMinutes: { friday: 300 }
+      })
+      assert.equal(fridays.status, 201, fridays.text)
+      assert.deepEqual(fridays.body.targetMinutes, { ...first.targetMinutes, friday: 300 })
+      const tuesdays = await admin.patch(`/settings/working-times/${fridays.body.id}`, {
+        targetMinutes: { tuesday: 0 }
+      })
+      assert.deepEqual(tuesdays.body.targetMinutes, { ...first.targetMinutes, friday: 300, tuesday: 0 })
+      const unknownDay = await admin.patch(`/settings/working-times/${fridays.body.id}`, {
+        targetMinutes: { funday: 1 }
+      })
+      assert.equal(unknownDay.status, 400)
+      assert.equal((await admin.delete(`/settings/working-times/${fridays.body.id}`)).status, 204)
       const past = await admin.post('/settings/working-times', {
         validFrom: '2025-01-06',
         targetMinutes: WEEK(240),
@@ -623,7 +639,8 @@ forEachDatabase('settings endpoints', (suite) => {
         [{ targetMinutes: { ...week, monday: 1441 } }, 'targetMinutes.monday'],
         [{ targetMinutes: { ...week, tuesday: -1 } }, 'targetMinutes.tuesday'],
         [{ targetMinutes: { ...week, friday: 7.5 } }, 'targetMinutes.friday'],
-        [{ targetMinutes: { monday: 480 } }, 'targetMinutes.tuesday'],
+        [{ targetMinutes: { monday: null } }, 'targetMinutes.monday'],
+        [{ targetMinutes: { saturday: 700 } }, 'targetMinutes.saturday'],
         [{ targetMinutes: { ...week, funday: 60 } }, 'targetMinutes.funday'],
         [{ targetMinutes: { ...week, wednesday: 700 } }, 'targetMinutes.wednesday'],
         [{ maxDailyMinutes: 0 }, 'maxDailyMinutes'],
