@@ -94,9 +94,11 @@ export interface StartOptions {
   profileDir?: string
   /**
    * Another checkout to serve from (service only), e.g. a `git worktree` of an earlier commit, to
-   * measure before and after against the same data and platform (see startBefore).
+   * measure before and after against the same data and platform (see startCheckout).
    */
   root?: string
+  /** The side's name in the report (default `service`). */
+  name?: 'service' | 'before'
 }
 
 /** `bin/crewclock serve` from the sources, as operators start it, on 127.0.0.1. */
@@ -128,7 +130,7 @@ export async function startService(options: StartOptions): Promise<Target> {
   const log: string[] = []
   await waitFor(child, /crewclock listening/, options.workers, log)
   return {
-    name: options.root ? 'before' : 'service',
+    name: options.name ?? 'service',
     url: `http://127.0.0.1:${port}`,
     process: child,
     stop: stopper(child)
@@ -147,8 +149,8 @@ const MIGRATION_FILE = /^\d{14}_[\w-]+\.ts$/
  * before code uses would need a data set of its own (not the case between adjacent commits that
  * only add tables).
  */
-export async function startBefore(
-  options: StartOptions & { root: string },
+export async function startCheckout(
+  options: StartOptions & { root: string; name: 'service' | 'before' },
   log: (line: string) => void
 ): Promise<Target> {
   const theirs = path.join(path.resolve(options.root), 'migrations')
@@ -156,7 +158,9 @@ export async function startBefore(
   const missing = fs.readdirSync(path.join(ROOT, 'migrations')).filter((f) => MIGRATION_FILE.test(f) && !present.has(f))
   for (const file of missing) fs.copyFileSync(path.join(ROOT, 'migrations', file), path.join(theirs, file))
   if (missing.length)
-    log(`  before checkout: lent it ${missing.length} newer migration file(s) for its start: ${missing.join(', ')}`)
+    log(
+      `  ${options.name} checkout: lent it ${missing.length} newer migration file(s) for its start: ${missing.join(', ')}`
+    )
   try {
     return await startService(options)
   } finally {

@@ -8,7 +8,7 @@ import { ensureSeeded, SeedInfo } from './seed'
 import { BenchRequest, Scenario, SCENARIOS } from './scenarios'
 import {
   LoadSample,
-  startBefore,
+  startCheckout,
   startPlatform,
   startSameStack,
   startService,
@@ -292,10 +292,13 @@ async function runWorkers(
     `\n${engine}, WEB_CONCURRENCY=${workers}: ${settings.connections} connections, ${settings.warmup} s warm-up, ` +
       `${settings.rounds} rounds of ${settings.duration} s per side`
   )
-  const service = await startService({ databaseUrl: url, workers })
+  const serviceRoot = args['service-root']
+  const service = serviceRoot
+    ? await startCheckout({ databaseUrl: url, workers, root: serviceRoot, name: 'service' }, log)
+    : await startService({ databaseUrl: url, workers })
   const platform = await startPlatform({ databaseUrl: url, workers })
   const before = args['before-root']
-    ? await startBefore({ databaseUrl: url, workers, root: args['before-root'] }, log)
+    ? await startCheckout({ databaseUrl: url, workers, root: args['before-root'], name: 'before' }, log)
     : undefined
   const sameStack = args['same-stack'] ? await startSameStack({ databaseUrl: url, workers }) : undefined
   const others = [before, sameStack].filter((t): t is Target => t !== undefined)
@@ -405,7 +408,7 @@ async function runProfile(engine: Engine, url: string, seed: SeedInfo, chosen: S
   const dir = path.join(DATA_DIR, 'profiles', `${engine}-${new Date().toISOString().replace(/[:.]/g, '-')}`)
   fs.mkdirSync(dir, { recursive: true })
   log(`\n${engine}: profiling the service (--cpu-prof) over ${chosen.map((s) => s.name).join(', ')}`)
-  const service = await startService({ databaseUrl: url, workers: 1, profileDir: dir })
+  const service = await startService({ databaseUrl: url, workers: 1, profileDir: dir, root: args['service-root'] })
   // Requests answered while the profile ran (warm-up included), to put its CPU time per request.
   const requests: Record<string, number> = {}
   try {
