@@ -353,11 +353,17 @@ export async function recompute(
         .where('month', '>=', previousMonth(sortedUnique(scope.months)[0]))
         .orderBy('month')
     : []
-  const monthRows = chain.filter((row) => months.has(dayOf(row.month)))
+  // Incrementally, a month none of whose days changed keeps what its days add up to: only its
+  // carry follows the chain (a manual carry, a lock).
+  const changedMonths = new Set(scope.days.map(monthOf))
+  const monthRows = chain.filter(
+    (row) => months.has(dayOf(row.month)) && (mode === 'from-scratch' || changedMonths.has(dayOf(row.month)))
+  )
   const periodBounds: [Day, Day][] = [
     ...weekRows.map((row): [Day, Day] => [dayOf(row.weekStart), addDays(dayOf(row.weekStart), 6)]),
     ...monthRows.map((row): [Day, Day] => [dayOf(row.month), lastDayOfMonth(dayOf(row.month))])
   ]
+  const aggregated = new Set(monthRows.map((row) => dayOf(row.month)))
   // recomputeDayRows reads every day row of the periods; a day of the scope is read here only if
   // no week or month of the scope covers it. Usually all are covered.
   const covered = new Set(periodBounds.flatMap(([first, last]) => daysFrom(first, last)))
@@ -368,7 +374,8 @@ export async function recompute(
     user,
     scope.days.filter((day) => !covered.has(day))
   )
-  if (dayRows.length + weekRows.length + monthRows.length === 0) return result
+  const carried = chain.some((row) => months.has(dayOf(row.month)))
+  if (dayRows.length + weekRows.length + monthRows.length === 0 && !carried) return result
 
   const account = known ?? (await loadAccountStart(trx, companyId, userId))
   const schedule = await loadSchedule(trx, companyId, userId, account)
@@ -376,7 +383,7 @@ export async function recompute(
   const changed = mode === 'from-scratch' ? null : new Set(scope.days)
   const states = await recomputeDayRows(trx, user, dayRuns(periods), changed, chain, schedule, result)
   await recomputeWeekRows(trx, companyId, weekRows, states, result)
-  await recomputeMonthChain(trx, companyId, chain, months, states, schedule, account, result)
+  await recomputeMonthChain(trx, companyId, chain, months, aggregated, states, schedule, account, result)
   return result
 }
 
@@ -731,8 +738,8 @@ const carryColumns = (carry: MonthCarry): Row => {
 }
 
 /**
- * Recomputes the months of `scoped` from their days and the carry chain from the first of them
- * forward; a locked month ends the chain (later months chain from its locked carry-out) unless a
+ * Recomputes the months of `aggregated` from their days and the carry chain from the first month
+ * of `scoped` forward; a locked month ends the chain (later months chain from its locked carry-out) unless a
  * later month is itself in scope. The chain starts in the account's first month with the opening
  * balance; months before it take nothing and pass nothing on (CONTRACT §11.1).
  */
@@ -741,6 +748,7 @@ async function recomputeMonthChain(
   companyId: number,
   chain: Row[],
   scoped: Set<Day>,
+  aggregated: Set<Day>,
   states: Map<Day, DayState>,
   schedule: Schedule,
   account: AccountStart,
@@ -760,7 +768,7 @@ async function recomputeMonthChain(
   const recomputed: Recomputation[] = []
   for (let i = firstScoped; i < chain.length; i++) {
     const row = chain[i]
-    const columns = scoped.has(dayOf(row.month)) ? monthDayColumns(row, states) : {}
+    const columns = aggregated.has(dayOf(row.month)) ? monthDayColumns(row, states) : {}
     const locked = lockedFigures(row)
     const carry = carryMonth(
       chainCarryInMs(dayOf(row.month), account, previous),
