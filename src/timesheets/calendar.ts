@@ -87,7 +87,19 @@ export function dayBounds(day: Day, zone: string): { start: Date; end: Date } {
   return { start: new Date(start), end: new Date(end) }
 }
 
-export const nextDay = (day: Day): Day => DateTime.fromISO(day, { zone: 'UTC' }).plus({ days: 1 }).toISODate() as Day
+/** Well-formed days (years 1000..9999) by plain date arithmetic, the rest through luxon (its answer stands). */
+const PLAIN_DAY = /^[1-9]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
+const plainMs = (day: Day): number | null => {
+  if (!PLAIN_DAY.test(day)) return null
+  const ms = Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)))
+  return utcDay(ms) === day ? ms : null
+}
+
+export const nextDay = (day: Day): Day => {
+  const ms = plainMs(day)
+  if (ms !== null && day < '9999-12-31') return utcDay(ms + DAY_MS)
+  return DateTime.fromISO(day, { zone: 'UTC' }).plus({ days: 1 }).toISODate() as Day
+}
 
 /** The length of a calendar day in minutes: 1440, or 1380 / 1500 on DST changes. */
 export function dayLengthMinutes(day: Day, zone: string): number {
@@ -96,7 +108,11 @@ export function dayLengthMinutes(day: Day, zone: string): number {
 }
 
 /** ISO weekday of a calendar day: 1 = Monday … 7 = Sunday. */
-export const isoWeekday = (day: Day): number => DateTime.fromISO(day, { zone: 'UTC' }).weekday
+export const isoWeekday = (day: Day): number => {
+  const ms = plainMs(day)
+  if (ms === null) return DateTime.fromISO(day, { zone: 'UTC' }).weekday
+  return new Date(ms).getUTCDay() || 7
+}
 
 /**
  * The first and last calendar day the half-open interval `[start, end)` intersects, in O(1)

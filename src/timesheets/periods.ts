@@ -8,14 +8,52 @@ import { Day, isoWeekday } from './calendar'
 const date = (day: Day) => DateTime.fromISO(day, { zone: 'UTC' })
 const text = (value: DateTime) => value.toISODate() as Day
 
-export const addDays = (day: Day, days: number): Day => text(date(day).plus({ days }))
-export const addMonths = (month: Day, months: number): Day => text(date(month).plus({ months }))
+/**
+ * Plain date arithmetic for well-formed days of years 1000..9999 (every day a time sheet has):
+ * a recomputation does it for every day of its periods, and luxon's object model was a fifth of
+ * a write's CPU time (issue #22). Anything else goes through luxon, which answers as it did.
+ */
+const DAY_MS = 86_400_000
+const PLAIN_DAY = /^[1-9]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
+const plainMs = (day: Day): number | null => {
+  if (!PLAIN_DAY.test(day)) return null
+  const ms = Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)))
+  // 2026-02-30 rolls over to March: not a day (luxon's answer stands).
+  return utcText(ms) === day ? ms : null
+}
+const utcText = (ms: number): Day => new Date(ms).toISOString().slice(0, 10)
+const inPlainRange = (ms: number) => ms >= Date.UTC(1000, 0, 1) && ms < Date.UTC(10000, 0, 1)
+const daysInMonth = (year: number, monthIndex: number) => new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate()
+
+export const addDays = (day: Day, days: number): Day => {
+  const ms = plainMs(day)
+  if (ms === null || !Number.isInteger(days)) return text(date(day).plus({ days }))
+  const moved = ms + days * DAY_MS
+  return inPlainRange(moved) ? utcText(moved) : text(date(day).plus({ days }))
+}
+
+/** `month` plus `months` calendar months; a day past the target month's end becomes its last day (as luxon does). */
+export const addMonths = (month: Day, months: number): Day => {
+  const ms = plainMs(month)
+  if (ms === null || !Number.isInteger(months)) return text(date(month).plus({ months }))
+  const index = Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1 + months
+  const year = Math.floor(index / 12)
+  const monthIndex = index - year * 12
+  if (year < 1000 || year > 9999) return text(date(month).plus({ months }))
+  const dayOfMonth = Math.min(Number(month.slice(8, 10)), daysInMonth(year, monthIndex))
+  return utcText(Date.UTC(year, monthIndex, dayOfMonth))
+}
 
 /** The Monday of the ISO week of `day`. */
 export const weekStartOf = (day: Day): Day => addDays(day, 1 - isoWeekday(day))
 /** The first day of the month of `day`. */
 export const monthOf = (day: Day): Day => `${day.slice(0, 7)}-01`
-export const lastDayOfMonth = (month: Day): Day => text(date(month).endOf('month'))
+export const lastDayOfMonth = (month: Day): Day => {
+  if (plainMs(month) === null) return text(date(month).endOf('month'))
+  const year = Number(month.slice(0, 4))
+  const monthIndex = Number(month.slice(5, 7)) - 1
+  return `${month.slice(0, 8)}${String(daysInMonth(year, monthIndex)).padStart(2, '0')}`
+}
 
 /** Every day from `from` to `to`, both included. */
 export function daysFrom(from: Day, to: Day): Day[] {

@@ -3,9 +3,9 @@ import type { Knex } from 'knex'
 import { updateRows } from '../db/update-rows'
 import { lockedForWrite } from '../db/dialect'
 import type { Row } from '../resources/define-resource'
-import { Day, calendarDay, dayBounds, millis } from './calendar'
+import { Day, calendarDay, coversSeveralDays, dayBounds, millis } from './calendar'
 import { MINUTE_MS } from './durations'
-import { AbsenceInput, EntryInput, NO_OVERRIDES, computeDay, effectiveFigures } from './day-figures'
+import { AbsenceInput, DayFigures, EntryInput, NO_OVERRIDES, computeDay, effectiveFigures } from './day-figures'
 import {
   DayState,
   MonthCarry,
@@ -74,7 +74,8 @@ async function rowsIn(
   table: string,
   column: string,
   scope: { companyId: number; userId: number },
-  values: Day[]
+  values: Day[],
+  columns: string[] = ['*']
 ): Promise<Row[]> {
   const sorted = sortedUnique(values)
   if (sorted.length === 0) return []
@@ -83,6 +84,7 @@ async function rowsIn(
     .where(scope)
     .where(column, '>=', sorted[0])
     .where(column, '<=', sorted[sorted.length - 1])
+    .select(...columns)
   return rows.filter((row) => wanted.has(dayOf(row[column])))
 }
 
@@ -112,11 +114,13 @@ export async function assertDaysWritable(
   trx: Knex.Transaction,
   { companyId, userId, days }: AffectedDays
 ): Promise<void> {
-  const approved = (await rowsIn(trx, DAY_TABLE, 'day', { companyId, userId }, days))
+  const approved = (await rowsIn(trx, DAY_TABLE, 'day', { companyId, userId }, days, ['day', 'status']))
     .filter((row) => row.status === 'approved')
     .map((row) => dayOf(row.day))
   refuseApprovedDays(userId, approved)
-  const locked = (await rowsIn(trx, MONTH_TABLE, 'month', { companyId, userId }, days.map(monthOf)))
+  const locked = (
+    await rowsIn(trx, MONTH_TABLE, 'month', { companyId, userId }, days.map(monthOf), ['month', 'lockedAt'])
+  )
     .filter((row) => row.lockedAt)
     .map((row) => dayOf(row.month))
   refuseLockedMonths(userId, locked)
@@ -167,36 +171,49 @@ export async function assertSpansWritable(
   refuseLockedMonths(userId, locked)
 }
 
-/** Recomputes the rows that exist in `spans` (days, the weeks and months around them) and the carry chain after them. */
+/**
+ * Recomputes the rows that exist in `spans` (days, the weeks and months around them) and the carry
+ * chain after them. Every day of a span that a stored row covers (its own, its week's or its
+ * month's) is recomputed from its inputs: a day without a row counts in its week and month too.
+ */
 export async function recomputeSpans(
   trx: Knex.Transaction,
   { companyId, userId, spans }: AffectedSpan
 ): Promise<Recomputed> {
   const user = { companyId, userId }
   const keys = (rows: Row[], column: string) => rows.map((row) => dayOf(row[column]))
-  return recompute(trx, companyId, userId, {
-    days: keys(await rowsInSpans(trx, DAY_TABLE, 'day', user, spans), 'day'),
-    weekStarts: keys(
-      await rowsInSpans(
-        trx,
-        WEEK_TABLE,
-        'weekStart',
-        user,
-        spans.map(({ from, to }) => ({ from: weekStartOf(from), to }))
-      ),
-      'weekStart'
+  const days = keys(await rowsInSpans(trx, DAY_TABLE, 'day', user, spans), 'day')
+  const weekStarts = keys(
+    await rowsInSpans(
+      trx,
+      WEEK_TABLE,
+      'weekStart',
+      user,
+      spans.map(({ from, to }) => ({ from: weekStartOf(from), to }))
     ),
-    months: keys(
-      await rowsInSpans(
-        trx,
-        MONTH_TABLE,
-        'month',
-        user,
-        spans.map(({ from, to }) => ({ from: monthOf(from), to }))
-      ),
-      'month'
-    )
-  })
+    'weekStart'
+  )
+  const months = keys(
+    await rowsInSpans(
+      trx,
+      MONTH_TABLE,
+      'month',
+      user,
+      spans.map(({ from, to }) => ({ from: monthOf(from), to }))
+    ),
+    'month'
+  )
+  const inSpans = (first: Day, last: Day) =>
+    spans.flatMap(({ from, to }) => {
+      const start = first > from ? first : from
+      const end = last < to ? last : to
+      return start <= end ? daysFrom(start, end) : []
+    })
+  const covered = [
+    ...weekStarts.flatMap((start) => inSpans(start, addDays(start, 6))),
+    ...months.flatMap((month) => inSpans(month, lastDayOfMonth(month)))
+  ]
+  return recompute(trx, companyId, userId, { days: [...days, ...covered], weekStarts, months })
 }
 
 /** Recomputes the rows of `days`, of their weeks and months, and the carry chain after them. */
@@ -219,11 +236,18 @@ export async function recomputeUser(
     if (first !== null) query.where(column, '>=', first)
     return query.select(column).then((rows: Row[]) => rows.map((row) => dayOf(row[column])))
   }
-  return recompute(trx, companyId, userId, {
-    days: await from(DAY_TABLE, 'day', fromDay),
-    weekStarts: await from(WEEK_TABLE, 'weekStart', fromDay && weekStartOf(fromDay)),
-    months: await from(MONTH_TABLE, 'month', fromDay && monthOf(fromDay))
-  })
+  return recompute(
+    trx,
+    companyId,
+    userId,
+    {
+      days: await from(DAY_TABLE, 'day', fromDay),
+      weekStarts: await from(WEEK_TABLE, 'weekStart', fromDay && weekStartOf(fromDay)),
+      months: await from(MONTH_TABLE, 'month', fromDay && monthOf(fromDay))
+    },
+    undefined,
+    'from-scratch'
+  )
 }
 
 /**
@@ -289,18 +313,35 @@ export async function openSheets(
     companyId,
     userId,
     { days: keys(created.days), weekStarts: keys(created.weeks), months: keys(created.months) },
-    account
+    account,
+    'from-scratch'
   )
   return { ...created, changed }
 }
 
-/** Recomputes the existing rows of `scope` and the carry chain after its months (`known`: the account start, when the caller has read it). */
+/**
+ * How a recomputation finds the days of the weeks and months it recomputes (issue #22).
+ * `incremental`, for every write: the days of the scope (those whose inputs changed) are
+ * recomputed from their entries and absences; every other day of the periods is taken as stored,
+ * since the last write that changed it left it so: a day row's figures, status and flags, and for
+ * a day without a row the figures its month keeps in `dailyFigures`, with the running and
+ * multi-day entries of all of them from one query. A day known neither way is recomputed.
+ * `from-scratch`: every day of the periods is recomputed from its inputs (rows just created,
+ * schedule and account changes, and the tests that check the incremental path against it).
+ */
+export type RecomputeMode = 'incremental' | 'from-scratch'
+
+/**
+ * Recomputes the existing rows of `scope` and the carry chain after its months (`known`: the
+ * account start, when the caller has read it). `scope.days` are the days whose inputs changed.
+ */
 export async function recompute(
   trx: Knex.Transaction,
   companyId: number,
   userId: number,
   scope: Scope,
-  known?: AccountStart
+  known?: AccountStart,
+  mode: RecomputeMode = 'incremental'
 ): Promise<Recomputed> {
   const result: Recomputed = { days: [], weeks: [], months: [] }
   const user = { companyId, userId }
@@ -312,11 +353,17 @@ export async function recompute(
         .where('month', '>=', previousMonth(sortedUnique(scope.months)[0]))
         .orderBy('month')
     : []
-  const monthRows = chain.filter((row) => months.has(dayOf(row.month)))
+  // Incrementally, a month none of whose days changed keeps what its days add up to: only its
+  // carry follows the chain (a manual carry, a lock).
+  const changedMonths = new Set(scope.days.map(monthOf))
+  const monthRows = chain.filter(
+    (row) => months.has(dayOf(row.month)) && (mode === 'from-scratch' || changedMonths.has(dayOf(row.month)))
+  )
   const periodBounds: [Day, Day][] = [
     ...weekRows.map((row): [Day, Day] => [dayOf(row.weekStart), addDays(dayOf(row.weekStart), 6)]),
     ...monthRows.map((row): [Day, Day] => [dayOf(row.month), lastDayOfMonth(dayOf(row.month))])
   ]
+  const aggregated = new Set(monthRows.map((row) => dayOf(row.month)))
   // recomputeDayRows reads every day row of the periods; a day of the scope is read here only if
   // no week or month of the scope covers it. Usually all are covered.
   const covered = new Set(periodBounds.flatMap(([first, last]) => daysFrom(first, last)))
@@ -327,14 +374,16 @@ export async function recompute(
     user,
     scope.days.filter((day) => !covered.has(day))
   )
-  if (dayRows.length + weekRows.length + monthRows.length === 0) return result
+  const carried = chain.some((row) => months.has(dayOf(row.month)))
+  if (dayRows.length + weekRows.length + monthRows.length === 0 && !carried) return result
 
   const account = known ?? (await loadAccountStart(trx, companyId, userId))
   const schedule = await loadSchedule(trx, companyId, userId, account)
   const periods = [...dayRows.map((row): [Day, Day] => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
-  const states = await recomputeDayRows(trx, user, dayRuns(periods), schedule, result)
+  const changed = mode === 'from-scratch' ? null : new Set(scope.days)
+  const states = await recomputeDayRows(trx, user, dayRuns(periods), changed, chain, schedule, result)
   await recomputeWeekRows(trx, companyId, weekRows, states, result)
-  await recomputeMonthChain(trx, companyId, chain, months, states, schedule, account, result)
+  await recomputeMonthChain(trx, companyId, chain, months, aggregated, states, schedule, account, result)
   return result
 }
 
@@ -412,38 +461,195 @@ export function dayRuns(periods: [Day, Day][]): [Day, Day][] {
   return runs
 }
 
-/** Every calendar day of the runs as the aggregates see it; the stored day rows among them are brought up to date. */
+/**
+ * Every calendar day of the runs as the aggregates see it: the days of `changed` (all of them
+ * when null) and those known neither by a row nor by their month's `dailyFigures` are computed
+ * from their inputs and their stored rows brought up to date; the others are taken as stored.
+ */
 async function recomputeDayRows(
   trx: Knex.Transaction,
   user: { companyId: number; userId: number },
   runs: [Day, Day][],
+  changed: Set<Day> | null,
+  monthRows: Row[],
   schedule: Schedule,
   result: Recomputed
 ): Promise<Map<Day, DayState>> {
   const states = new Map<Day, DayState>()
   const recomputed: Recomputation[] = []
-  for (const [from, to] of runs) await computeRun(trx, user, from, to, schedule, states, recomputed)
+  const days = runs.flatMap(([from, to]) => daysFrom(from, to))
+  const rows = new Map<Day, Row>()
+  const fresh: Day[] = []
+  if (changed === null) {
+    await readDayRows(trx, user, runs, rows)
+    fresh.push(...days)
+  } else {
+    // The stored state of the days kept as they are: only the columns their periods add up.
+    await readDayRows(trx, user, runs, rows, KEPT_DAY_COLUMNS)
+    const wanted = new Set(days.map(monthOf))
+    const daily = monthDailyFigures(monthRows.filter((row) => wanted.has(dayOf(row.month))))
+    const kept: Day[] = []
+    for (const day of days) {
+      if (changed.has(day) || (!rows.has(day) && !daily.has(day))) fresh.push(day)
+      else kept.push(day)
+    }
+    if (kept.length > 0) {
+      // One scan per run of the periods (a changed day in it costs less than a second query).
+      const flags = await entryFlags(trx, user, runs, schedule.timezone)
+      for (const day of kept) states.set(day, keptState(day, rows.get(day), daily.get(day), flags))
+    }
+    // The days computed afresh are compared with their whole stored rows.
+    const freshRows = fresh.filter((day) => rows.has(day))
+    for (const day of freshRows) rows.delete(day)
+    await readDayRows(trx, user, asRuns(freshRows), rows)
+  }
+  for (const [from, to] of asRuns(fresh)) await computeRun(trx, user, from, to, rows, schedule, states, recomputed)
   await writeChanged(trx, DAY_TABLE, user.companyId, recomputed, result.days)
   return states
 }
 
-/** The states of the days `from`..`to`, and the recomputation of their stored rows. */
+const asRuns = (days: Day[]) => dayRuns(days.map((day): [Day, Day] => [day, day]))
+
+/** What a day kept as stored contributes to its week and month (see `keptState`). */
+const KEPT_DAY_COLUMNS = [
+  'id',
+  'day',
+  'status',
+  'recomputable',
+  'durationMs',
+  'expectedDurationMs',
+  'submittedAt',
+  'submittedFirstAt',
+  'approvedAt',
+  'declinedAt',
+  'declinedNote'
+]
+
+/** The user's day rows in `runs` into `rows` (by day), all columns or `columns`. */
+async function readDayRows(
+  trx: Knex.Transaction,
+  user: { companyId: number; userId: number },
+  runs: [Day, Day][],
+  rows: Map<Day, Row>,
+  columns: string[] = ['*']
+) {
+  for (const [from, to] of runs) {
+    for (const row of await trx(DAY_TABLE)
+      .where(user)
+      .where('day', '>=', from)
+      .where('day', '<=', to)
+      .select(...columns))
+      rows.set(dayOf(row.day), row)
+  }
+}
+
+/**
+ * The `[duration, expected]` figures the month rows keep for each of their days (`dailyFigures`),
+ * by day; a month whose list does not match its days (a row not yet computed) gives none.
+ */
+function monthDailyFigures(monthRows: Row[]): Map<Day, [number, number]> {
+  const figures = new Map<Day, [number, number]>()
+  for (const row of monthRows) {
+    const list: unknown =
+      typeof row.dailyFigures === 'string' ? JSON.parse(row.dailyFigures) : (row.dailyFigures ?? null)
+    const days = monthDays(dayOf(row.month))
+    if (!Array.isArray(list) || list.length !== days.length) continue
+    days.forEach((day, i) => figures.set(day, [Number(list[i][0]), Number(list[i][1])]))
+  }
+  return figures
+}
+
+/** The days of a user with a running entry and those with a finished entry that runs past their end. */
+interface EntryFlags {
+  open: Set<Day>
+  multiDay: Set<Day>
+}
+
+/**
+ * The entries that start in the runs and either run or cross a local midnight of the runs (which
+ * an entry that runs past the end of its own day does): one index range scan per run, the
+ * crossing tested in SQL, so only the few flagged entries come back.
+ */
+async function entryFlags(
+  trx: Knex.Transaction,
+  user: { companyId: number; userId: number },
+  runs: [Day, Day][],
+  zone: string
+): Promise<EntryFlags> {
+  const flags: EntryFlags = { open: new Set(), multiDay: new Set() }
+  for (const [from, to] of runs) {
+    const days = daysFrom(from, to)
+    const midnights = days.map((day) => dayBounds(day, zone).end.toISOString())
+    const crossing = midnights.map(() => '(?? < ? and ?? > ?)').join(' or ')
+    const rows: Row[] = await trx('time_entries')
+      .where(user)
+      .where('startsAt', '>=', dayBounds(from, zone).start.toISOString())
+      .where('startsAt', '<', midnights[midnights.length - 1])
+      .where((query) =>
+        query.whereNull('endsAt').orWhereRaw(
+          `(${crossing})`,
+          midnights.flatMap((midnight) => ['startsAt', midnight, 'endsAt', midnight])
+        )
+      )
+      .select('startsAt', 'endsAt')
+    for (const row of rows) {
+      const day = calendarDay(row.startsAt, zone)
+      if (row.endsAt === null) flags.open.add(day)
+      else if (coversSeveralDays(row.startsAt, row.endsAt, zone)) flags.multiDay.add(day)
+    }
+  }
+  return flags
+}
+
+/**
+ * A day as stored: its row's workflow, or, without a row, a draft day; its duration and target
+ * from its row or its month's `dailyFigures` (the only figures weeks and months sum up).
+ */
+function keptState(day: Day, row: Row | undefined, daily: [number, number] | undefined, flags: EntryFlags): DayState {
+  const [durationMs, expectedDurationMs] = daily ?? [0, 0]
+  return {
+    day,
+    status: (row?.status ?? 'draft') as SheetStatus,
+    figures: row
+      ? { ...NO_FIGURES, durationMs: Number(row.durationMs), expectedDurationMs: Number(row.expectedDurationMs) }
+      : { ...NO_FIGURES, durationMs, expectedDurationMs },
+    recomputable: Boolean(row?.recomputable),
+    hasOpenTimeEntry: flags.open.has(day),
+    hasMultipleDayTimeEntry: flags.multiDay.has(day),
+    submittedAt: isoOrNull(row?.submittedAt),
+    submittedFirstAt: isoOrNull(row?.submittedFirstAt),
+    approvedAt: isoOrNull(row?.approvedAt),
+    declinedAt: isoOrNull(row?.declinedAt),
+    declinedNote: row?.declinedNote ?? null
+  }
+}
+
+const NO_FIGURES: DayFigures = {
+  startsAt: null,
+  endsAt: null,
+  breakTimeMs: null,
+  durationMs: 0,
+  expectedDurationMs: 0,
+  breakTimeErrorType: null,
+  breakTimeErrorExpectedMs: null,
+  breakTimeErrorValueMs: null,
+  breakTimeErrorDurationMinMs: null,
+  durationErrorExpectedMs: null,
+  durationErrorValueMs: null
+}
+
+/** The states of the days `from`..`to` (`rows`: the stored day rows by day), and the recomputation of their stored rows. */
 async function computeRun(
   trx: Knex.Transaction,
   user: { companyId: number; userId: number },
   from: Day,
   to: Day,
+  rows: Map<Day, Row>,
   schedule: Schedule,
   states: Map<Day, DayState>,
   recomputed: Recomputation[]
 ) {
   const inputs = await loadInputs(trx, user, from, to, schedule.timezone)
-  const rows = new Map<Day, Row>(
-    (await trx(DAY_TABLE).where(user).where('day', '>=', from).where('day', '<=', to)).map((row: Row) => [
-      dayOf(row.day),
-      row
-    ])
-  )
   for (const day of daysFrom(from, to)) {
     const row = rows.get(day)
     const dayCalendar = schedule.on(day)
@@ -532,8 +738,8 @@ const carryColumns = (carry: MonthCarry): Row => {
 }
 
 /**
- * Recomputes the months of `scoped` from their days and the carry chain from the first of them
- * forward; a locked month ends the chain (later months chain from its locked carry-out) unless a
+ * Recomputes the months of `aggregated` from their days and the carry chain from the first month
+ * of `scoped` forward; a locked month ends the chain (later months chain from its locked carry-out) unless a
  * later month is itself in scope. The chain starts in the account's first month with the opening
  * balance; months before it take nothing and pass nothing on (CONTRACT §11.1).
  */
@@ -542,6 +748,7 @@ async function recomputeMonthChain(
   companyId: number,
   chain: Row[],
   scoped: Set<Day>,
+  aggregated: Set<Day>,
   states: Map<Day, DayState>,
   schedule: Schedule,
   account: AccountStart,
@@ -561,7 +768,7 @@ async function recomputeMonthChain(
   const recomputed: Recomputation[] = []
   for (let i = firstScoped; i < chain.length; i++) {
     const row = chain[i]
-    const columns = scoped.has(dayOf(row.month)) ? monthDayColumns(row, states) : {}
+    const columns = aggregated.has(dayOf(row.month)) ? monthDayColumns(row, states) : {}
     const locked = lockedFigures(row)
     const carry = carryMonth(
       chainCarryInMs(dayOf(row.month), account, previous),

@@ -93,12 +93,22 @@ async function assertNoOverlap(
   id: number | undefined,
   clock: EntryClock
 ) {
-  // A coarse index range in SQL, the exact half-open rule in spansOverlap.
-  const query = trx('time_entries').where({ companyId, userId }).select('id', 'startsAt', 'endsAt')
-  if (id !== undefined) query.whereNot('id', id)
-  if (clock.end !== null) query.where('startsAt', '<=', iso(clock.end))
-  query.where((q) => q.whereNull('endsAt').orWhere('endsAt', '>=', iso(clock.start)))
-  const others: Row[] = await query
+  // A finished entry lasts at most a day (MAX_ENTRY_MS), so one that shares time with this one
+  // starts at most a day before it: an index range, not every earlier entry of the user. The
+  // running entry (at most one, a partial index) may have started any time before. The exact
+  // half-open rule is spansOverlap's.
+  const finished = trx('time_entries')
+    .where({ companyId, userId })
+    .whereNotNull('endsAt')
+    .where('startsAt', '>=', iso(clock.start - MAX_ENTRY_MS))
+    .where('endsAt', '>=', iso(clock.start))
+    .select('id', 'startsAt', 'endsAt')
+  if (clock.end !== null) finished.where('startsAt', '<=', iso(clock.end))
+  if (id !== undefined) finished.whereNot('id', id)
+  const open = trx('time_entries').where({ companyId, userId }).whereNull('endsAt').select('id', 'startsAt', 'endsAt')
+  if (id !== undefined) open.whereNot('id', id)
+  // In start order, as one scan gave them: the first overlapping entry is the one named.
+  const others: Row[] = [...(await open), ...(await finished)].sort((a, b) => millis(a.startsAt) - millis(b.startsAt))
   const running = clock.end === null ? others.find((other) => other.endsAt === null) : undefined
   if (running) {
     throw conflict(`User ${userId} already has a running time entry (id ${running.id})`, {
