@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import type { Knex } from 'knex'
 import pg from 'pg'
 import type { Logger } from 'pino'
@@ -9,8 +10,8 @@ import { clientOf, sqliteFilename } from './knex'
  * hand-written UPDATE on SQLite. `version()` changes after such a change was committed, and is
  * null while the signal cannot be trusted (a cache must then read the database every time).
  *
- * - SQLite: `PRAGMA data_version` on a connection of its own, which changes whenever any other
- *   connection (of any process) commits. Synchronous and exact: a commit that returned before a
+ * - SQLite: the state of the database file and its write-ahead log on disk, which changes with
+ *   every commit of any connection of any process. Synchronous: a commit that returned before a
  *   request began is always seen by it.
  * - PostgreSQL: `LISTEN` on a connection of its own; writers that change what the cache holds
  *   call `announceChange` in their transaction (delivered at commit, to every listening
@@ -39,43 +40,52 @@ export function createChangeSignal(url: string, logger: Logger): ChangeSignal {
   return filename === ':memory:' || filename === '' ? NEVER : new SqliteChangeSignal(filename)
 }
 
-/** The part of better-sqlite3 used here (the package ships no typings). */
-interface SqliteHandle {
-  prepare(sql: string): { pluck(): { get(): unknown } }
-  close(): void
-}
-const BetterSqlite3: new (
-  filename: string,
-  options: { fileMustExist: boolean }
-) => SqliteHandle = require('better-sqlite3')
-
+/**
+ * The database file's state as the file system shows it, without opening the database: a second
+ * SQLite connection would map the `-shm` file, and a process that maps it dies (SIGBUS) when the
+ * database is replaced under it. Every commit in WAL mode appends frames to `-wal` (its size
+ * grows) or, after a checkpoint, starts it again with a new header (new salts); a checkpoint
+ * rewrites the main file. So the main file's and the log's identity, size and modification time,
+ * plus the log's 32-byte header, change with every commit of any process.
+ */
 class SqliteChangeSignal implements ChangeSignal {
-  private db: SqliteHandle | null = null
-  private statement: { get(): unknown } | null = null
+  private readonly wal: string
+  private last = ''
+  private counter = 0
   private closed = false
+  private readonly header = Buffer.alloc(32)
 
-  constructor(private readonly filename: string) {}
+  constructor(private readonly filename: string) {
+    this.wal = `${filename}-wal`
+  }
 
   version(): number | null {
     if (this.closed) return null
     try {
-      // Opened on first use: the file exists once the app's own connection has created it.
-      if (!this.statement) {
-        this.db = new BetterSqlite3(this.filename, { fileMustExist: true })
-        this.statement = this.db.prepare('PRAGMA data_version').pluck()
+      const main = fs.statSync(this.filename, { bigint: true })
+      const wal = fs.statSync(this.wal, { bigint: true, throwIfNoEntry: false })
+      let header = ''
+      if (wal && wal.size > 0n) {
+        const fd = fs.openSync(this.wal, 'r')
+        try {
+          header = this.header.subarray(0, fs.readSync(fd, this.header, 0, 32, 0)).toString('hex')
+        } finally {
+          fs.closeSync(fd)
+        }
       }
-      return Number(this.statement.get())
+      const state = [main.ino, main.size, main.mtimeNs, wal?.ino, wal?.size, wal?.mtimeNs, header].join(':')
+      if (state !== this.last) {
+        this.last = state
+        this.counter++
+      }
+      return this.counter
     } catch {
-      this.db?.close()
-      this.db = this.statement = null
       return null
     }
   }
 
   async close() {
     this.closed = true
-    this.db?.close()
-    this.db = this.statement = null
   }
 }
 
