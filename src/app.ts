@@ -7,6 +7,8 @@ import type { Application, Configuration, NextFunction } from './declarations'
 import { configurationValidator } from './configuration'
 import { createKnex, clientOf } from './db/knex'
 import { createDialect } from './db/dialect'
+import { createChangeSignal } from './db/change-signal'
+import { KeyCache } from './auth/key-cache'
 import { resolveAppSecret } from './auth/secret'
 import { authentication } from './auth/authentication'
 import { createLogger } from './logger'
@@ -67,6 +69,9 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.set('dialect', createDialect(clientOf(url)))
   const knex = createKnex(url, pool, { statementTimeoutMs, acquireTimeoutMs })
   app.set('knex', knex)
+  // Authentication without a database round trip while the database reports no change to keys.
+  const changes = createChangeSignal(url, logger)
+  app.set('apiKeyCache', new KeyCache(changes, app.get('keyCache')))
 
   const { cors: corsConfig, rateLimit } = app.get('security')
   // Client address and TLS as TRUST_PROXY allows them to be read (rate limits, security headers).
@@ -168,7 +173,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
         try {
           await next()
         } finally {
-          await Promise.allSettled([knex.destroy(), limits.store.close(), bus.close()])
+          await Promise.allSettled([knex.destroy(), changes.close(), limits.store.close(), bus.close()])
         }
       }
     ]

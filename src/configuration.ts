@@ -26,6 +26,14 @@ export const configurationSchema = Type.Object(
       urlTtlSeconds: Type.Number({ minimum: 1 })
     }),
     demo: Type.Object({ enabled: Type.Boolean() }),
+    /**
+     * Keys that authenticated lately are kept in each process (src/auth/key-cache.ts): an entry lives
+     * `ttlMs` at most (0 = no cache) and is dropped at once when the database reports a change.
+     */
+    keyCache: Type.Object({
+      ttlMs: Type.Integer({ minimum: 0 }),
+      maxEntries: Type.Integer({ minimum: 0 })
+    }),
     security: Type.Object({
       cors: Type.Object({ origins: Type.Array(Type.String()) }),
       rateLimit: Type.Object({

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto'
 import type { Knex } from 'knex'
 import { DEFAULT_SCOPES, normalizeScopes, parseStoredScopes } from './scopes'
+import { announceChange } from '../db/change-signal'
 
 export const API_KEY_PREFIX = 'ck_'
 const API_KEY_PATTERN = /^ck_[A-Za-z0-9_-]{43}$/
@@ -79,8 +80,13 @@ export async function listApiKeys(db: Knex, companyId: number) {
   }))
 }
 
+/** Revokes a key; every instance's key cache hears of it at the commit (src/auth/key-cache.ts). */
 export async function revokeApiKey(db: Knex, id: number, companyId?: number) {
-  const query = db('api_keys').where({ id }).whereNull('revokedAt')
-  if (companyId !== undefined) query.andWhere({ companyId })
-  return (await query.update({ revokedAt: new Date().toISOString() })) > 0
+  return db.transaction(async (trx) => {
+    const query = trx('api_keys').where({ id }).whereNull('revokedAt')
+    if (companyId !== undefined) query.andWhere({ companyId })
+    const revoked = (await query.update({ revokedAt: new Date().toISOString() })) > 0
+    if (revoked) await announceChange(trx)
+    return revoked
+  })
 }

@@ -10,6 +10,7 @@ import type { Knex } from 'knex'
 import type { Application, ActingUser, CompanyContext } from '../declarations'
 import { API_KEY_PREFIX, hashApiKey, isApiKeyShape } from './api-keys'
 import { parseStoredScopes } from './scopes'
+import type { KeyCache } from './key-cache'
 import { PASSWORD_HASH_ROUNDS } from './passwords'
 
 export interface Principal {
@@ -131,10 +132,11 @@ export class ApiKeyStrategy extends AuthenticationBaseStrategy {
 
   async authenticate(authentication: AuthenticationRequest): Promise<AuthenticationResult> {
     const db = this.app!.get('knex')
+    const cache = this.app!.get('apiKeyCache') as KeyCache<KeyPrincipal>
     const { apiKey } = authentication
     const found =
       typeof apiKey === 'string' && isApiKeyShape(apiKey)
-        ? await loadKeyPrincipal(db, { keyHash: hashApiKey(apiKey) })
+        ? await cache.get(hashApiKey(apiKey), (keyHash) => loadKeyPrincipal(db, { keyHash }))
         : null
     if (!found) throw new NotAuthenticated(INVALID_API_KEY)
     return { authentication: { strategy: this.name, apiKeyId: found.apiKey.id }, ...found, [PRESENTED_KEY]: apiKey }

@@ -3,6 +3,7 @@ import { conflict } from '../errors'
 import { Type } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
 import { lockedForWrite } from '../db/dialect'
+import { announceChange } from '../db/change-signal'
 import type { Application, Params } from '../declarations'
 import type { ValidationErrors } from '../resources/define-resource'
 import { DateString, DayMinutes, INT32_MAX, Nullable } from '../resources/types'
@@ -221,6 +222,8 @@ export class CompanySettingsService {
       await trx('companies')
         .where({ id: companyId })
         .update({ country: next.country, timezone: next.timezone, updatedAt: new Date().toISOString() })
+      // Requests carry the company's timezone and country from the key cache: it hears of the change at the commit.
+      await announceChange(trx)
       // Every calendar day moves with the timezone: all days are recomputed, except that approved
       // days stay frozen and locked months keep their snapshots (CONTRACT §7.6).
       if (workDaysBefore) await recomputeAndLog(this.app, tx, trx, 'timezone', null, workDaysBefore)

@@ -5,6 +5,7 @@ import type { RoleType } from '../../companies/catalogues'
 import { badRequest } from '../../resources/validation'
 import { today } from '../../timesheets/periods'
 import { conflict } from '../../errors'
+import { announceChange } from '../../db/change-signal'
 
 /**
  * Account changes that only the settings page and the CLI make (CONTRACT §10.1): creating
@@ -135,6 +136,8 @@ export async function deactivateAccount(db: Knex, companyId: number, userId: num
       .where({ id: userId })
       .update({ deactivatedAt: now, sessionVersion: trx.raw('?? + 1', ['session_version']), updatedAt: now })
     const keys = await trx('api_keys').where({ companyId, userId }).whereNull('revokedAt').select('id')
+    // The user's keys stop authenticating: every instance's key cache hears of it at the commit.
+    await announceChange(trx)
     return { apiKeyIds: keys.map((key) => Number(key.id)) }
   })
 }

@@ -8,6 +8,7 @@ import { refuseAdminChangesByKey } from './users.rules'
 import { afterAccountWrite, checkAccountWrite } from './user-account-start'
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH, passwordError } from './user-accounts'
 import { conflict } from '../../errors'
+import { announceChange } from '../../db/change-signal'
 
 /**
  * Email is the global login identity (unique across companies, case-insensitive: CONTRACT §6),
@@ -87,6 +88,8 @@ export const userResource = defineResource({
         ids: [existing!.id]
       })
     }
+    // A cached key principal holds its user's name, email and role: every instance forgets it at the commit.
+    if (method === 'patch') await announceChange(trx)
     return errors
   },
   async toRow(row, { data, trx }) {
