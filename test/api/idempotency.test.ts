@@ -493,7 +493,12 @@ forEachDatabase('Idempotency-Key (CONTRACT §13.4)', (suite) => {
       let first: Promise<HttpResponse> | undefined
       let second: Promise<HttpResponse> | undefined
       try {
-        const looked = watchStatements(server.knex, /idempotency_keys/)
+        // PostgreSQL: until the first holds the key (its claim's insert follows the advisory lock), else the
+        // second, sent sooner, could take the key first. SQLite: the first's look-up (its claim waits for the lock).
+        const looked = watchStatements(
+          server.knex,
+          suite.db.name === 'postgres' ? /insert into "idempotency_keys"/ : /idempotency_keys/
+        )
         first = a.api.patch(item, { number: 'A-1' }, keyed(key))
         await until(() => looked.seen)
         looked.stop()
