@@ -543,7 +543,15 @@ async function seedTimeSheets(db: Knex, plans: CompanyPlan[], log: (line: string
   }
   await eachLimited(users, parallel, (user) =>
     inTransaction(user, (trx) =>
-      recompute(trx, user.companyId, user.userId, { days: [], weekStarts: SHEET_WEEKS, months: SHEET_MONTHS })
+      // From scratch: the days' statuses were written above, beside the service, so no day is "the changed one".
+      recompute(
+        trx,
+        user.companyId,
+        user.userId,
+        { days: [], weekStarts: SHEET_WEEKS, months: SHEET_MONTHS },
+        undefined,
+        'from-scratch'
+      )
     )
   )
   // The stored figures must equal a recomputation from scratch (what the service guarantees).
