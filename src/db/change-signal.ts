@@ -10,8 +10,8 @@ import { clientOf, sqliteFilename } from './knex'
  * hand-written UPDATE on SQLite. `version()` changes after such a change was committed, and is
  * null while the signal cannot be trusted (a cache must then read the database every time).
  *
- * - SQLite: the state of the database file and its write-ahead log on disk, which changes with
- *   every commit of any connection of any process. Synchronous: a commit that returned before a
+ * - SQLite: the commit counter SQLite keeps in the WAL index (`-shm`), which changes with every
+ *   commit of any connection of any process. Synchronous: a commit that returned before a
  *   request began is always seen by it.
  * - PostgreSQL: `LISTEN` on a connection of its own; writers that change what the cache holds
  *   call `announceChange` in their transaction (delivered at commit, to every listening
@@ -41,39 +41,51 @@ export function createChangeSignal(url: string, logger: Logger): ChangeSignal {
 }
 
 /**
- * The database file's state as the file system shows it, without opening the database: a second
- * SQLite connection would map the `-shm` file, and a process that maps it dies (SIGBUS) when the
- * database is replaced under it. Every commit in WAL mode appends frames to `-wal` (its size
- * grows) or, after a checkpoint, starts it again with a new header (new salts); a checkpoint
- * rewrites the main file. So the main file's and the log's identity, size and modification time,
- * plus the log's 32-byte header, change with every commit of any process.
+ * The database's commit counter as SQLite itself keeps it, read with plain `read()` calls and
+ * without opening the database: a second SQLite connection would map the `-shm` file, and a
+ * process that maps it dies (SIGBUS) when the database is replaced under it.
+ * - WAL mode (the server's): the header of the WAL index (`-shm`, the first 48 bytes) holds
+ *   `iChange`, which every write transaction of any connection increments when its commit becomes
+ *   visible, with `mxFrame` and the salts. A read of the file sees what the writers' mappings
+ *   wrote (the same page cache).
+ * - Rollback journal: the database header's file change counter (bytes 24–27).
+ * Plus the main file's identity (a database replaced by a restore). File sizes and modification
+ * times are not enough: a commit that overwrites WAL frames in place within one tick of the
+ * kernel's coarse clock leaves both as they were.
  */
 class SqliteChangeSignal implements ChangeSignal {
-  private readonly wal: string
+  private readonly shm: string
   private last = ''
   private counter = 0
   private closed = false
-  private readonly header = Buffer.alloc(32)
+  private readonly header = Buffer.alloc(48)
 
   constructor(private readonly filename: string) {
-    this.wal = `${filename}-wal`
+    this.shm = `${filename}-shm`
+  }
+
+  /** Up to `length` bytes of `file` from `offset`, as hex ('' when the file is missing or shorter). */
+  private bytes(file: string, offset: number, length: number): string {
+    let fd: number
+    try {
+      fd = fs.openSync(file, 'r')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ''
+      throw error
+    }
+    try {
+      return this.header.subarray(0, fs.readSync(fd, this.header, 0, length, offset)).toString('hex')
+    } finally {
+      fs.closeSync(fd)
+    }
   }
 
   version(): number | null {
     if (this.closed) return null
     try {
       const main = fs.statSync(this.filename, { bigint: true })
-      const wal = fs.statSync(this.wal, { bigint: true, throwIfNoEntry: false })
-      let header = ''
-      if (wal && wal.size > 0n) {
-        const fd = fs.openSync(this.wal, 'r')
-        try {
-          header = this.header.subarray(0, fs.readSync(fd, this.header, 0, 32, 0)).toString('hex')
-        } finally {
-          fs.closeSync(fd)
-        }
-      }
-      const state = [main.ino, main.size, main.mtimeNs, wal?.ino, wal?.size, wal?.mtimeNs, header].join(':')
+      const walIndex = this.bytes(this.shm, 0, 48)
+      const state = [main.ino, main.dev, walIndex, walIndex ? '' : this.bytes(this.filename, 24, 4)].join(':')
       if (state !== this.last) {
         this.last = state
         this.counter++

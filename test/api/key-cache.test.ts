@@ -79,6 +79,40 @@ forEachDatabase('API key cache: a key that stops working answers 401 at once on 
         assert.equal((await new HttpClient(instance.url, c.apiKey).get('/v1/customers')).status, 200)
     })
 
+    it('requests racing a revocation: none sent after the revoke answered succeeds on B (SQLite), nor after B refused once', async () => {
+      const c = await suite.company()
+      const session = await settingsSession(suite.server(), c)
+      const late: string[] = []
+      // Six keys, four loops on B each: look-ups race the commit of the revoke on A.
+      for (let round = 0; round < 6; round++) {
+        const { keyId, clients } = await keyInUse(instances, c)
+        let revokedAt = 0
+        let refusedAt = 0
+        let afterRevoke = 0
+        const loop = async () => {
+          while (afterRevoke < 300) {
+            const sent = performance.now()
+            const res = await clients[1].get('/v1/customers')
+            if (revokedAt) afterRevoke++
+            if (res.status === 401 && !refusedAt) refusedAt = performance.now()
+            const late200 = res.status === 200 && revokedAt > 0 && sent > revokedAt
+            if (late200 && (suite.db.name === 'sqlite' || (refusedAt && sent > refusedAt)))
+              late.push(
+                `key ${round}: 200 to a request sent ${(sent - revokedAt).toFixed(1)} ms after the revoke answered`
+              )
+          }
+        }
+        const loops = Promise.all([loop(), loop(), loop(), loop()])
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        const revoked = await new HttpClient(instances[0].url, session.apiKey).delete(`/settings/api-keys/${keyId}`)
+        revokedAt = performance.now()
+        assert.equal(revoked.status, 204)
+        await loops
+        assert.equal((await answer(clients[1], '/v1/customers')).status, 401)
+      }
+      assert.deepEqual(late, [])
+    })
+
     it('a key revoked by the CLI (no bus, no server) answers 401 at once on both instances', async () => {
       const c = await suite.company()
       const { keyId, clients } = await keyInUse(instances, c)
