@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import type { Logger } from 'pino'
-import { EVENT_TABLE, LogEntry } from './event-log'
+import { EVENT_TABLE, LAST_ID_AT_COMMIT, LogEntry } from './event-log'
 import { ENTRY_COLUMNS, entryOf, StoredEvent } from './feed'
 
 /**
@@ -94,10 +94,14 @@ export class LogDelivery {
     return Math.max(head ?? 0, cursor.delivered)
   }
 
-  /** A write of the company committed events up to `lastId`. */
+  /**
+   * A write of the company committed events up to `lastId` (`LAST_ID_AT_COMMIT`: ids the commit
+   * drew, unknown here; there is something after what was handed on).
+   */
   appended(companyId: number, lastId: number) {
     const cursor = this.cursors.get(companyId)
     if (!cursor) return
+    if (lastId === LAST_ID_AT_COMMIT) lastId = cursor.delivered + 1
     cursor.known = Math.max(cursor.known, lastId)
     if (!cursor.started || lastId <= cursor.delivered) return
     if (cursor.reading) cursor.again = true

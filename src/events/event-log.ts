@@ -45,52 +45,52 @@ interface StoredRow {
 
 const COLUMNS = ['company_id', 'occurred_at', 'type', 'scope', 'data', 'actor', 'request_id'] as const
 
+/** What a committed append announces when its ids are drawn at the commit (PostgreSQL): "read the log". */
+export const LAST_ID_AT_COMMIT = Number.MAX_SAFE_INTEGER
+
 /**
- * Inserts the rows under the company's log lock, returning their ids in order. The lock is the
- * company's row of `event_log_heads` (`FOR NO KEY UPDATE`), held until the transaction ends: every
- * append takes it last, after the user and company locks of its write, so it closes no deadlock
- * cycle, and concurrent writers of one company queue here for the short rest of their
- * transactions (the insert and the commit), which makes their ids follow their commit order. On
- * PostgreSQL the lock and the insert are one statement (the lock row joins the inserted rows, so it
- * is taken before the first id is drawn); the row is created on a company's first append. SQLite
- * runs one write transaction at a time: there ids follow commits without a lock.
+ * Inserts the rows, returning the id of the last one when it is final (SQLite), null when the
+ * commit gives it (PostgreSQL). Ids must follow the commit order within a company, so that a
+ * reader that saw id `n` has seen every earlier event of the company.
+ * - SQLite runs one write transaction at a time: the rowids follow the commits.
+ * - PostgreSQL: the rows get provisional negative ids (`event_log_pending_seq`), and a deferred
+ *   constraint trigger (migration 20261127000002) renumbers them at the commit, under the
+ *   company's lock row in `event_log_heads`, which it holds to the end of the commit. So the
+ *   writers of one company queue only for the commit itself, inside PostgreSQL: not for the
+ *   insert, the rest of their transaction and the round trips between them (the lock used to be
+ *   taken by the insert, and under load the section lasted as long as the server's event loop
+ *   took to send the COMMIT). Until the commit nobody else sees the rows, and the writer reads no
+ *   log entry of its own.
  */
-async function insertLocked(trx: Knex.Transaction, companyId: number, rows: StoredRow[]): Promise<number[]> {
+async function insertRows(trx: Knex.Transaction, rows: StoredRow[]): Promise<number | null> {
   if (trx.client.config.client !== 'pg') {
     const inserted: { id: number }[] = await trx(EVENT_TABLE).insert(rows, ['id'])
-    return inserted.map((row) => Number(row.id))
+    return Math.max(...inserted.map((row) => Number(row.id)))
   }
   const values = rows.map(() => '(?::integer, ?::timestamptz, ?, ?, ?, ?, ?)').join(', ')
-  const sql =
-    `with head as (select company_id from ${HEAD_TABLE} where company_id = ? for no key update) ` +
-    `insert into ${EVENT_TABLE} (${COLUMNS.join(', ')}) ` +
-    `select v.* from (values ${values}) as v(${COLUMNS.join(', ')}) cross join head returning id`
-  const bindings = [
-    companyId,
-    ...rows.flatMap((row) => [row.companyId, row.occurredAt, row.type, row.scope, row.data, row.actor, row.requestId])
-  ]
-  let result: { rows: { id: number }[] } = await trx.raw(sql, bindings)
-  if (result.rows.length === 0) {
-    await trx(HEAD_TABLE).insert({ companyId, prunedThrough: 0 }).onConflict('companyId').ignore()
-    result = await trx.raw(sql, bindings)
-  }
-  return result.rows.map((row) => Number(row.id))
+  await trx.raw(
+    `insert into ${EVENT_TABLE} (id, ${COLUMNS.join(', ')}) ` +
+      `select -nextval('event_log_pending_seq'), v.* from (values ${values}) as v(${COLUMNS.join(', ')})`,
+    rows.flatMap((row) => [row.companyId, row.occurredAt, row.type, row.scope, row.data, row.actor, row.requestId])
+  )
+  return null
 }
 
 /**
- * Appends `events` of one request to the company's log, in order, in `trx`: one lock and one
- * multi-row insert. Returns the log entries as stored.
+ * Appends `events` of one request to the company's log, in order, in `trx` (multi-row inserts).
+ * Returns the id of the last event when it is known before the commit (SQLite), else
+ * `LAST_ID_AT_COMMIT` (PostgreSQL numbers the events at the commit).
  */
 export async function appendEvents(
   trx: Knex.Transaction,
   companyId: number,
   events: NewEvent[],
   origin: { actor: Actor; requestId: string }
-): Promise<LogEntry[]> {
-  if (events.length === 0) return []
+): Promise<number> {
+  if (events.length === 0) return 0
   const occurredAt = new Date().toISOString()
   const actor = JSON.stringify(origin.actor)
-  const ids: number[] = []
+  let lastId: number | null = 0
   for (let start = 0; start < events.length; start += INSERT_CHUNK) {
     const rows = events.slice(start, start + INSERT_CHUNK).map((event) => ({
       companyId,
@@ -101,15 +101,8 @@ export async function appendEvents(
       actor,
       requestId: origin.requestId
     }))
-    // Both databases number the rows of one insert in the order given; the ids are sorted anyway.
-    ids.push(...(await insertLocked(trx, companyId, rows)).sort((a, b) => a - b))
+    // Both databases number the rows of one insert in the order given.
+    lastId = await insertRows(trx, rows)
   }
-  return events.map((event, i) => ({
-    id: String(ids[i]),
-    type: event.type,
-    occurredAt,
-    data: event.data,
-    actor: origin.actor,
-    requestId: origin.requestId
-  }))
+  return lastId ?? LAST_ID_AT_COMMIT
 }
