@@ -7,7 +7,7 @@ import { ENTRY_COLUMNS, entryOf, StoredEvent } from './feed'
  * Realtime delivered from the event log (CONTRACT §13.1): each instance follows the log of every
  * company that has listeners on it (sockets), reading the events after the id up to which it has
  * handed them on, in id order, and hands each batch to `deliver`. A company's ids follow its commit
- * order (the append holds the company's log lock to the commit, src/events/event-log.ts), so a read
+ * order (ids are drawn under the company's log lock held to the end of the commit, src/events/event-log.ts), so a read
  * that sees id `n` has seen every earlier id of the company: the cursor never passes an event that
  * commits later. One read at a time per company, whoever asks for it (a wake-up, the poll, a flush):
  * a listener never gets an id twice or out of order, and a read serves every listener of the company.
