@@ -62,16 +62,48 @@ export const LAST_ID_AT_COMMIT = Number.MAX_SAFE_INTEGER
  *   took to send the COMMIT). Until the commit nobody else sees the rows, and the writer reads no
  *   log entry of its own.
  */
+/** The part of a `pg` client the append uses. */
+interface PgQueryable {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<unknown>
+}
+
+/** Appends of up to this many rows are prepared statements (each connection keeps one per count). */
+const PREPARED_ROWS = 8
+
+/** The insert of `count` rows with provisional ids, numbered at the commit. */
+function appendStatement(count: number): string {
+  const width = COLUMNS.length
+  const values = Array.from({ length: count }, (_, row) => {
+    const at = (column: number) => `$${row * width + column + 1}`
+    return `(${at(0)}::integer, ${at(1)}::timestamptz, ${[2, 3, 4, 5, 6].map(at).join(', ')})`
+  }).join(', ')
+  return (
+    `insert into ${EVENT_TABLE} (id, ${COLUMNS.join(', ')}) ` +
+    `select -nextval('event_log_pending_seq'), v.* from (values ${values}) as v(${COLUMNS.join(', ')})`
+  )
+}
+
 async function insertRows(trx: Knex.Transaction, rows: StoredRow[]): Promise<number | null> {
   if (trx.client.config.client !== 'pg') {
     const inserted: { id: number }[] = await trx(EVENT_TABLE).insert(rows, ['id'])
     return Math.max(...inserted.map((row) => Number(row.id)))
   }
-  const values = rows.map(() => '(?::integer, ?::timestamptz, ?, ?, ?, ?, ?)').join(', ')
-  await trx.raw(
-    `insert into ${EVENT_TABLE} (id, ${COLUMNS.join(', ')}) ` +
-      `select -nextval('event_log_pending_seq'), v.* from (values ${values}) as v(${COLUMNS.join(', ')})`,
-    rows.flatMap((row) => [row.companyId, row.occurredAt, row.type, row.scope, row.data, row.actor, row.requestId])
+  // Straight to the transaction's connection as a named prepared statement (one per row count, up
+  // to PREPARED_ROWS): every write appends, and knex's query building and PostgreSQL's parsing and
+  // planning of the same statement were a good part of what the append cost.
+  const connection = (await trx.client.acquireConnection()) as PgQueryable
+  const values = rows.flatMap((row) => [
+    row.companyId,
+    row.occurredAt,
+    row.type,
+    row.scope,
+    row.data,
+    row.actor,
+    row.requestId
+  ])
+  const text = appendStatement(rows.length)
+  await connection.query(
+    rows.length <= PREPARED_ROWS ? { name: `crewclock_event_append_${rows.length}`, text, values } : { text, values }
   )
   return null
 }
