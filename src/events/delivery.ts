@@ -1,13 +1,13 @@
 import type { Knex } from 'knex'
 import type { Logger } from 'pino'
-import { EVENT_TABLE, LAST_ID_AT_COMMIT, LogEntry } from './event-log'
+import { EVENT_TABLE, LogEntry } from './event-log'
 import { ENTRY_COLUMNS, entryOf, StoredEvent } from './feed'
 
 /**
  * Realtime delivered from the event log (CONTRACT §13.1): each instance follows the log of every
  * company that has listeners on it (sockets), reading the events after the id up to which it has
  * handed them on, in id order, and hands each batch to `deliver`. A company's ids follow its commit
- * order (ids are drawn under the company's log lock held to the end of the commit, src/events/event-log.ts), so a read
+ * order (the append holds the company's log lock to the commit, src/events/event-log.ts), so a read
  * that sees id `n` has seen every earlier id of the company: the cursor never passes an event that
  * commits later. One read at a time per company, whoever asks for it (a wake-up, the poll, a flush):
  * a listener never gets an id twice or out of order, and a read serves every listener of the company.
@@ -94,14 +94,10 @@ export class LogDelivery {
     return Math.max(head ?? 0, cursor.delivered)
   }
 
-  /**
-   * A write of the company committed events up to `lastId` (`LAST_ID_AT_COMMIT`: ids the commit
-   * drew, unknown here; there is something after what was handed on).
-   */
+  /** A write of the company committed events up to `lastId`. */
   appended(companyId: number, lastId: number) {
     const cursor = this.cursors.get(companyId)
     if (!cursor) return
-    if (lastId === LAST_ID_AT_COMMIT) lastId = cursor.delivered + 1
     cursor.known = Math.max(cursor.known, lastId)
     if (!cursor.started || lastId <= cursor.delivered) return
     if (cursor.reading) cursor.again = true

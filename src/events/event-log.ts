@@ -45,84 +45,79 @@ interface StoredRow {
 
 const COLUMNS = ['company_id', 'occurred_at', 'type', 'scope', 'data', 'actor', 'request_id'] as const
 
-/** What a committed append announces when its ids are drawn at the commit (PostgreSQL): "read the log". */
-export const LAST_ID_AT_COMMIT = Number.MAX_SAFE_INTEGER
-
-/**
- * Inserts the rows, returning the id of the last one when it is final (SQLite), null when the
- * commit gives it (PostgreSQL). Ids must follow the commit order within a company, so that a
- * reader that saw id `n` has seen every earlier event of the company.
- * - SQLite runs one write transaction at a time: the rowids follow the commits.
- * - PostgreSQL: the rows get provisional negative ids (`event_log_pending_seq`), and a deferred
- *   constraint trigger (migration 20261127000002) renumbers them at the commit, under the
- *   company's lock row in `event_log_heads`, which it holds to the end of the commit. So the
- *   writers of one company queue only for the commit itself, inside PostgreSQL: not for the
- *   insert, the rest of their transaction and the round trips between them (the lock used to be
- *   taken by the insert, and under load the section lasted as long as the server's event loop
- *   took to send the COMMIT). Until the commit nobody else sees the rows, and the writer reads no
- *   log entry of its own.
- */
 /** The part of a `pg` client the append uses. */
 interface PgQueryable {
-  query(config: { name?: string; text: string; values: unknown[] }): Promise<unknown>
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: { id: number | string }[] }>
 }
 
 /** Appends of up to this many rows are prepared statements (each connection keeps one per count). */
 const PREPARED_ROWS = 8
 
-/** The insert of `count` rows with provisional ids, numbered at the commit. */
+/**
+ * The lock and the insert of `count` rows as one statement: the company's lock row joins the
+ * inserted rows, so it is taken before the first id is drawn ($1 is the company).
+ */
 function appendStatement(count: number): string {
   const width = COLUMNS.length
   const values = Array.from({ length: count }, (_, row) => {
-    const at = (column: number) => `$${row * width + column + 1}`
+    const at = (column: number) => `$${row * width + column + 2}`
     return `(${at(0)}::integer, ${at(1)}::timestamptz, ${[2, 3, 4, 5, 6].map(at).join(', ')})`
   }).join(', ')
   return (
-    `insert into ${EVENT_TABLE} (id, ${COLUMNS.join(', ')}) ` +
-    `select -nextval('event_log_pending_seq'), v.* from (values ${values}) as v(${COLUMNS.join(', ')})`
+    `with head as (select company_id from ${HEAD_TABLE} where company_id = $1 for no key update) ` +
+    `insert into ${EVENT_TABLE} (${COLUMNS.join(', ')}) ` +
+    `select v.* from (values ${values}) as v(${COLUMNS.join(', ')}) cross join head returning id`
   )
-}
-
-async function insertRows(trx: Knex.Transaction, rows: StoredRow[]): Promise<number | null> {
-  if (trx.client.config.client !== 'pg') {
-    const inserted: { id: number }[] = await trx(EVENT_TABLE).insert(rows, ['id'])
-    return Math.max(...inserted.map((row) => Number(row.id)))
-  }
-  // Straight to the transaction's connection as a named prepared statement (one per row count, up
-  // to PREPARED_ROWS): every write appends, and knex's query building and PostgreSQL's parsing and
-  // planning of the same statement were a good part of what the append cost.
-  const connection = (await trx.client.acquireConnection()) as PgQueryable
-  const values = rows.flatMap((row) => [
-    row.companyId,
-    row.occurredAt,
-    row.type,
-    row.scope,
-    row.data,
-    row.actor,
-    row.requestId
-  ])
-  const text = appendStatement(rows.length)
-  await connection.query(
-    rows.length <= PREPARED_ROWS ? { name: `crewclock_event_append_${rows.length}`, text, values } : { text, values }
-  )
-  return null
 }
 
 /**
- * Appends `events` of one request to the company's log, in order, in `trx` (multi-row inserts).
- * Returns the id of the last event when it is known before the commit (SQLite), else
- * `LAST_ID_AT_COMMIT` (PostgreSQL numbers the events at the commit).
+ * Inserts the rows under the company's log lock, returning their ids in order. The lock is the
+ * company's row of `event_log_heads` (`FOR NO KEY UPDATE`), held until the transaction ends: every
+ * append takes it last, after the user and company locks of its write, so it closes no deadlock
+ * cycle, and concurrent writers of one company queue here for the short rest of their
+ * transactions (the insert and the commit), which makes their ids follow their commit order. On
+ * PostgreSQL the lock and the insert are one statement (the lock row joins the inserted rows, so it
+ * is taken before the first id is drawn); the row is created on a company's first append. SQLite
+ * runs one write transaction at a time: there ids follow commits without a lock.
+ */
+async function insertLocked(trx: Knex.Transaction, companyId: number, rows: StoredRow[]): Promise<number[]> {
+  if (trx.client.config.client !== 'pg') {
+    const inserted: { id: number }[] = await trx(EVENT_TABLE).insert(rows, ['id'])
+    return inserted.map((row) => Number(row.id))
+  }
+  // Straight to the transaction's connection as a named prepared statement (one per row count, up
+  // to PREPARED_ROWS): every write appends, and knex's query building and the server's parsing and
+  // planning of the same statement were part of what the append cost.
+  const connection = (await trx.client.acquireConnection()) as PgQueryable
+  const values = [
+    companyId,
+    ...rows.flatMap((row) => [row.companyId, row.occurredAt, row.type, row.scope, row.data, row.actor, row.requestId])
+  ]
+  const text = appendStatement(rows.length)
+  const query =
+    rows.length <= PREPARED_ROWS ? { name: `crewclock_event_append_${rows.length}`, text, values } : { text, values }
+  let result = await connection.query(query)
+  if (result.rows.length === 0) {
+    await trx(HEAD_TABLE).insert({ companyId, prunedThrough: 0 }).onConflict('companyId').ignore()
+    result = await connection.query(query)
+  }
+  return result.rows.map((row) => Number(row.id))
+}
+
+/**
+ * Appends `events` of one request to the company's log, in order, in `trx`: one lock and one
+ * multi-row insert. Returns the log entries as stored.
  */
 export async function appendEvents(
   trx: Knex.Transaction,
   companyId: number,
   events: NewEvent[],
   origin: { actor: Actor; requestId: string }
-): Promise<number> {
-  if (events.length === 0) return 0
+): Promise<LogEntry[]> {
+  if (events.length === 0) return []
   const occurredAt = new Date().toISOString()
   const actor = JSON.stringify(origin.actor)
-  let lastId: number | null = 0
+  const ids: number[] = []
   for (let start = 0; start < events.length; start += INSERT_CHUNK) {
     const rows = events.slice(start, start + INSERT_CHUNK).map((event) => ({
       companyId,
@@ -133,8 +128,15 @@ export async function appendEvents(
       actor,
       requestId: origin.requestId
     }))
-    // Both databases number the rows of one insert in the order given.
-    lastId = await insertRows(trx, rows)
+    // Both databases number the rows of one insert in the order given; the ids are sorted anyway.
+    ids.push(...(await insertLocked(trx, companyId, rows)).sort((a, b) => a - b))
   }
-  return lastId ?? LAST_ID_AT_COMMIT
+  return events.map((event, i) => ({
+    id: String(ids[i]),
+    type: event.type,
+    occurredAt,
+    data: event.data,
+    actor: origin.actor,
+    requestId: origin.requestId
+  }))
 }

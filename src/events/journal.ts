@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { Application, CompanyContext, Params } from '../declarations'
-import { Actor, appendEvents, NewEvent } from './event-log'
+import { Actor, appendEvents, LogEntry, NewEvent } from './event-log'
 
 /**
  * The events of one write, gathered while it runs and appended to the log at its end, in its
@@ -170,28 +170,29 @@ export class EventJournal {
   }
 
   /**
-   * Appends the noted events to the log in `trx` (the last statements of the write), and once the
-   * transaction has committed announces the company's new head (`eventLogAppended`: realtime and
-   * webhooks read the log from there; `LAST_ID_AT_COMMIT` when PostgreSQL numbered the events at
-   * the commit).
+   * Appends the noted events to the log in `trx` (the last statements of the write: the log lock
+   * is held from here to the commit), and once the transaction has committed announces the
+   * company's new head (`eventLogAppended`: realtime reads the log from there). Returns the log entries.
    */
-  async commit(app: Application, trx: Knex.Transaction): Promise<void> {
+  async commit(app: Application, trx: Knex.Transaction): Promise<LogEntry[]> {
     await this.readNoted(app, trx)
-    if (this.entries.length === 0) return
+    if (this.entries.length === 0) return []
     const events: NewEvent[] = this.entries.map((entry) => {
       if (entry.kind === 'company') return { type: entry.type, scope: 'company', data: entry.data }
       const service = app.service(entry.path) as LoggedService
       return { type: `${service.resource.path}.${entry.action}`, scope: entry.path.split('/')[1], data: entry.data! }
     })
-    const lastId = await appendEvents(trx, this.company.id, events, { actor: this.actor, requestId: this.requestId })
+    const logged = await appendEvents(trx, this.company.id, events, { actor: this.actor, requestId: this.requestId })
     const announce = app.get('eventLogAppended')
     if (announce) {
       const companyId = this.company.id
+      const lastId = Number(logged[logged.length - 1].id)
       trx.executionPromise.then(
         () => announce(companyId, lastId),
         () => undefined
       )
     }
+    return logged
   }
 }
 

@@ -36,8 +36,7 @@ export interface QueuedDelivery {
 
 /** The id of the company's newest event (0 for an empty log): a new or reactivated subscription starts after it. */
 export async function logHead(db: Knex, companyId: number): Promise<number> {
-  // Positive ids only: the caller's own events of this transaction are numbered at its commit (PostgreSQL).
-  const row = await db(EVENT_LOG).where({ companyId }).where('id', '>', 0).max({ head: 'id' }).first()
+  const row = await db(EVENT_LOG).where({ companyId }).max({ head: 'id' }).first()
   return Number(row?.head ?? 0)
 }
 

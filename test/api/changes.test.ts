@@ -297,50 +297,46 @@ forEachDatabase('change feed', (suite) => {
     assert.equal(new Set(ids).size, ids.length)
   })
 
-  it('numbers events in commit order: an append that commits first gets the lower id, whenever it was made', async () => {
+  it("holds a company's second append until the first commits (PostgreSQL: the log lock)", async function () {
+    if (suite.db.name !== 'postgres') return this.skip()
     const knex = suite.server().knex
     const company = await suite.company()
-    const origin = { actor: { system: true as const }, requestId: 'order-test' }
-    const event = (n: number) => ({ type: 'customers.created', scope: 'customers', data: { id: n } })
+    const origin = { actor: { system: true as const }, requestId: 'lock-test' }
+    const event = { type: 'customers.created', scope: 'customers', data: { id: 1 } }
+    // The company's lock row exists from its first append on.
+    const before = await company.api.post('/v1/customers', { companyName: 'First' })
+    assert.equal(before.status, 201, before.text)
     const head = await headOf(company.api)
-    if (suite.db.name === 'postgres') {
-      // PostgreSQL: the first append's transaction stays open while a second one appends and commits;
-      // the second is numbered at its commit, before the first, and the feed never skips the first.
-      const first = await knex.transaction()
-      try {
-        await appendEvents(first, company.id, [event(1)], origin)
-        await knex.transaction((trx) => appendEvents(trx, company.id, [event(2)], origin))
-        const seen = await readAll(company.api, head)
-        assert.deepEqual(
-          seen.items.map((item: any) => item.data.id),
-          [2]
-        )
-        await first.commit()
-      } catch (error) {
-        if (!first.isCompleted()) await first.rollback()
-        throw error
-      }
-      const after = await readAll(company.api, head)
-      assert.deepEqual(
-        after.items.map((item: any) => item.data.id),
-        [2, 1]
-      )
-      const [second, firstId] = after.items.map((item: any) => Number(item.id))
-      assert.ok(second > 0 && firstId > second, `${second} then ${firstId}`)
-      // And a cursor taken after the second commit still reaches the first.
-      const resumed = await readAll(company.api, String(second))
-      assert.deepEqual(
-        resumed.items.map((item: any) => item.data.id),
-        [1]
-      )
-      return
+    const first = await knex.transaction()
+    const [a] = await appendEvents(first, company.id, [event], origin)
+    let secondDone = false
+    const second = knex
+      .transaction((trx) => appendEvents(trx, company.id, [event], origin))
+      .then(([b]) => ((secondDone = true), b))
+    const waiting = async () =>
+      Number(
+        (
+          await knex.raw(
+            "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%event_log_heads%'"
+          )
+        ).rows[0].n
+      ) > 0
+    try {
+      while (!secondDone && !(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20))
+      assert.equal(secondDone, false, 'the second append committed while the first was open')
+      const hidden = await company.api.get('/v1/changes', { after: head })
+      assert.deepEqual(hidden.body, { items: [], next: head })
+    } catch (error) {
+      await first.rollback()
+      throw error
     }
-    // SQLite: one write transaction at a time, ids are the commit order as they are drawn.
-    await knex.transaction((trx) => appendEvents(trx, company.id, [event(1), event(2)], origin))
+    await first.commit()
+    const b = await second
+    assert.ok(Number(b.id) > Number(a.id))
     const { items } = await readAll(company.api, head)
     assert.deepEqual(
-      items.map((item: any) => item.data.id),
-      [1, 2]
+      items.map((item: any) => item.id),
+      [a.id, b.id]
     )
   })
 
