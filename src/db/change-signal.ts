@@ -26,9 +26,26 @@ export interface ChangeSignal {
 /** The notification channel on PostgreSQL: one per database, whatever the deployment's SYNC_KEY. */
 export const CHANGE_CHANNEL = 'crewclock_auth_changed'
 
-/** Inside the writer's transaction on PostgreSQL (a rolled-back write announces nothing); SQLite needs nothing. */
+/**
+ * This process's PostgreSQL signals: a change this process commits moves them at once, when its
+ * transaction commits, instead of when the NOTIFY comes back over their connection (a request
+ * that follows its own revocation must not be answered from the cache).
+ */
+const localSignals = new Set<PgChangeSignal>()
+
+/**
+ * Inside the writer's transaction on PostgreSQL (a rolled-back write announces nothing): every
+ * instance hears it at the commit, this one at once. SQLite needs nothing.
+ */
 export async function announceChange(db: Knex | Knex.Transaction) {
-  if (db.client.config.client === 'pg') await db.raw('select pg_notify(?, ?)', [CHANGE_CHANNEL, ''])
+  if (db.client.config.client !== 'pg') return
+  await db.raw('select pg_notify(?, ?)', [CHANGE_CHANNEL, ''])
+  const heard = () => {
+    for (const signal of localSignals) signal.heard()
+  }
+  const trx = db as Knex.Transaction
+  if (trx.isTransaction) trx.executionPromise.then(heard, () => undefined)
+  else heard()
 }
 
 /** No signal: the cache is never trusted (an in-memory SQLite database, which no other connection sees). */
@@ -123,7 +140,14 @@ class PgChangeSignal implements ChangeSignal {
     private readonly url: string,
     private readonly logger: Logger,
     private readonly pingMs = 2000
-  ) {}
+  ) {
+    localSignals.add(this)
+  }
+
+  /** A change this process committed (`announceChange`): the cache must not serve what it held. */
+  heard() {
+    this.counter++
+  }
 
   version() {
     // Connected on first use, so that a process that never authenticates (a CLI command) opens nothing.
@@ -192,6 +216,7 @@ class PgChangeSignal implements ChangeSignal {
   }
 
   async close() {
+    localSignals.delete(this)
     this.closed = true
     this.listening = false
     clearInterval(this.ping)
