@@ -8,7 +8,7 @@ import { Resolver, systemResolver } from './addresses'
 import { decryptSigningSecret } from './secrets'
 import { deliveryBody, WebhookSender } from './send'
 import { Pacer } from './pacer'
-import { claimSubscriptions, ClaimedSubscription, releaseClaim, renewClaim, subscribedCompanies } from './claims'
+import { claimSubscriptions, ClaimedSubscription, releaseClaim, renewClaim } from './claims'
 import { QUEUE_STEP, QueuedDelivery, queuedDeliveries, queueNewEvents } from './queue'
 import { dropExpired, pruneDeliveries, recordDelivered, recordFailure } from './outcomes'
 
@@ -76,14 +76,6 @@ export class WebhookDispatcher {
   private round?: Promise<void>
   private again = false
   private stopping = false
-  /**
-   * The companies with an active subscription, as the last poll read them; null until then. A
-   * write of another company wakes no round: most companies have no webhooks, and a round is a
-   * claiming transaction on the database. A subscription created here is added at once; one
-   * created on another instance is found by the next poll (`pollMs`).
-   */
-  private subscribed: Set<number> | null = null
-  private readonly cleanups: (() => void)[] = []
 
   constructor(private readonly options: DispatcherOptions) {
     const { settings } = options
@@ -101,34 +93,10 @@ export class WebhookDispatcher {
   }
 
   start() {
-    this.pollTimer = setInterval(() => void this.poll(), this.options.settings.pollMs)
+    this.pollTimer = setInterval(() => this.wake(), this.options.settings.pollMs)
     this.pollTimer.unref()
     this.pruneTimer = setInterval(() => void this.prune(), PRUNE_INTERVAL_MS)
     this.pruneTimer.unref()
-    void this.poll()
-  }
-
-  /** Reads which companies have active subscriptions, then runs a round (due retries, lost wake-ups). */
-  private async poll() {
-    if (this.stopping) return
-    try {
-      this.subscribed = new Set(await subscribedCompanies(this.options.knex))
-    } catch {
-      // The database is away: every write wakes a round until the next poll reads the set.
-      this.subscribed = null
-    }
-    this.wake()
-  }
-
-  /** A committed write of `companyId`: a round soon, if the company has webhooks. */
-  wrote(companyId: number | undefined) {
-    if (companyId !== undefined && this.subscribed && !this.subscribed.has(companyId)) return
-    this.wake()
-  }
-
-  /** A subscription of `companyId` was created or changed here: its company has webhooks now. */
-  subscriptionChanged(companyId: number | undefined) {
-    if (companyId !== undefined) this.subscribed?.add(companyId)
     this.wake()
   }
 
@@ -309,14 +277,8 @@ export class WebhookDispatcher {
   }
 
   /** Stops claiming; the attempts under way finish and are written, the claims go back. */
-  /** Runs `cleanup` when the dispatcher stops (the listeners that wake it). */
-  onStop(cleanup: () => void) {
-    this.cleanups.push(cleanup)
-  }
-
   async stop() {
     this.stopping = true
-    for (const cleanup of this.cleanups.splice(0)) cleanup()
     clearInterval(this.pollTimer)
     clearInterval(this.pruneTimer)
     clearTimeout(this.wakeTimer)
