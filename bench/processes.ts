@@ -168,13 +168,13 @@ export async function startCheckout(
   }
 }
 
-/**
- * The platform (bench/platform.ts): node:http and prepared statements written from the contract,
- * nothing of src/, with the same number of workers.
- */
-export async function startPlatform(options: StartOptions): Promise<Target> {
+/** A bench/ script serving on a free port, once it prints `ready` (the platform or the same-stack baseline). */
+async function startScript(
+  options: StartOptions,
+  script: { file: string; ready: RegExp; name: Target['name']; env?: NodeJS.ProcessEnv }
+): Promise<Target> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(BENCH_DIR, 'platform.ts')], {
+  const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(BENCH_DIR, script.file)], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -182,34 +182,32 @@ export async function startPlatform(options: StartOptions): Promise<Target> {
       PORT: String(port),
       HOST: '127.0.0.1',
       WEB_CONCURRENCY: String(options.workers),
-      RATE_LIMIT_PER_KEY: '1000000000'
+      ...script.env
     },
     stdio: ['ignore', 'pipe', 'pipe']
   })
-  await waitFor(child, /platform listening/, options.workers, [])
-  return { name: 'platform', url: `http://127.0.0.1:${port}`, process: child, stop: stopper(child) }
+  await waitFor(child, script.ready, options.workers, [])
+  return { name: script.name, url: `http://127.0.0.1:${port}`, process: child, stop: stopper(child) }
 }
+
+/**
+ * The platform (bench/platform.ts): node:http and prepared statements written from the contract,
+ * nothing of src/, with the same number of workers.
+ */
+export const startPlatform = (options: StartOptions) =>
+  startScript(options, {
+    file: 'platform.ts',
+    ready: /platform listening/,
+    name: 'platform',
+    env: { RATE_LIMIT_PER_KEY: '1000000000' }
+  })
 
 /**
  * The former baseline (bench/baseline.ts, `--same-stack`): node:http on the service's own knex,
  * `sqlite3` driver and time-sheet modules, i.e. the framework's share of the service's path.
  */
-export async function startSameStack(options: StartOptions): Promise<Target> {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(BENCH_DIR, 'baseline.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: options.databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WEB_CONCURRENCY: String(options.workers)
-    },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  await waitFor(child, /baseline listening/, options.workers, [])
-  return { name: 'same-stack', url: `http://127.0.0.1:${port}`, process: child, stop: stopper(child) }
-}
+export const startSameStack = (options: StartOptions) =>
+  startScript(options, { file: 'baseline.ts', ready: /baseline listening/, name: 'same-stack' })
 
 /** CPU time (ms) of a process and all its descendants, from /proc (Linux). */
 function processTreeCpuMs(rootPid: number): number {

@@ -186,14 +186,14 @@ export class LogDelivery {
     const heads = new Map<number, number>()
     for (let start = 0; start < companyIds.length; start += HEADS_CHUNK) {
       const chunk = companyIds.slice(start, start + HEADS_CHUNK)
-      const newest = `(select max(e.id) from ${EVENT_TABLE} e where e.company_id = c.id)`
+      const newestOf = (company: string) => `(select max(e.id) from ${EVENT_TABLE} e where e.company_id = ${company})`
       const rows: { id: number | string; head: number | string | null }[] =
         this.db.client.config.client === 'pg'
-          ? (await this.db.raw(`select c.id, ${newest} as head from unnest(?::integer[]) as c(id)`, [chunk])).rows
-          : await this.db.raw(
-              `select c.value as id, ${newest.replace('c.id', 'c.value')} as head from json_each(?) c`,
-              [JSON.stringify(chunk)]
-            )
+          ? (await this.db.raw(`select c.id, ${newestOf('c.id')} as head from unnest(?::integer[]) as c(id)`, [chunk]))
+              .rows
+          : await this.db.raw(`select c.value as id, ${newestOf('c.value')} as head from json_each(?) c`, [
+              JSON.stringify(chunk)
+            ])
       for (const row of rows) heads.set(Number(row.id), Number(row.head ?? 0))
     }
     return heads
