@@ -89,6 +89,8 @@ export interface Measurement {
   mean: number
   requests: number
   non2xx: number
+  /** How many responses had each status other than 2xx (which ones a side refused, and why to look). */
+  refusals?: Record<string, number>
   errors: number
   /** Server CPU time per answered request (all its processes), ms: the cost of a request, whatever else runs. */
   cpuPerRequestMs: number
@@ -169,6 +171,14 @@ async function drive(target: Target, scenario: Scenario, seed: SeedInfo, duratio
   })
 }
 
+/** The non-2xx statuses of a round and their counts. */
+const refusalsOf = (stats: Record<string, { count: number }> | undefined) =>
+  Object.fromEntries(
+    Object.entries(stats ?? {})
+      .filter(([status]) => !status.startsWith('2'))
+      .map(([status, { count }]) => [status, count])
+  )
+
 async function measure(target: Target, scenario: Scenario, seed: SeedInfo, warmUp = true): Promise<Measurement> {
   if (warmUp && settings.warmup > 0) await drive(target, scenario, seed, settings.warmup)
   const [result, load] = await withLoadSample(target.process.pid!, () =>
@@ -181,6 +191,7 @@ async function measure(target: Target, scenario: Scenario, seed: SeedInfo, warmU
     mean: Math.round(result.latency.mean * 100) / 100,
     requests: result.requests.total,
     non2xx: result.non2xx,
+    refusals: refusalsOf(result.statusCodeStats),
     errors: result.errors + result.timeouts,
     cpuPerRequestMs: Math.round((load.serverCpuMs / Math.max(1, result.requests.total)) * 1000) / 1000,
     load
@@ -249,6 +260,10 @@ function merge(ms: Measurement[]): Measurement {
     mean: mean((m) => m.mean, 100),
     requests,
     non2xx: sum((m) => m.non2xx),
+    refusals: ms.reduce<Record<string, number>>((all, m) => {
+      for (const [status, count] of Object.entries(m.refusals ?? {})) all[status] = (all[status] ?? 0) + count
+      return all
+    }, {}),
     errors: sum((m) => m.errors),
     cpuPerRequestMs: Math.round((serverCpuMs / Math.max(1, requests)) * 1000) / 1000,
     load: {
@@ -345,7 +360,10 @@ async function runWorkers(
       for (const [who, m] of measured) {
         if (m.non2xx > 0 || m.errors > 0)
           log(
-            `  WARNING ${scenario.name}: the ${who} answered ${m.non2xx} non-2xx responses and ${m.errors} errors/timeouts`
+            `  WARNING ${scenario.name}: the ${who} answered ${m.non2xx} non-2xx responses ` +
+              `(${Object.entries(m.refusals ?? {})
+                .map(([status, count]) => `${count} × ${status}`)
+                .join(', ')}) and ${m.errors} errors/timeouts`
           )
       }
     }
