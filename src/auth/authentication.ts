@@ -118,6 +118,28 @@ const PRESENTED_KEY = Symbol('crewclock.presentedApiKey')
 export const INVALID_API_KEY = 'Invalid or revoked API key'
 
 /**
+ * What a presented key authenticates as: the result of the `apiKey` strategy, else
+ * NotAuthenticated. REST calls to /v1 come here directly (src/resources/hooks.ts).
+ */
+export async function authenticateApiKey(app: Application, apiKey: unknown): Promise<AuthenticationResult> {
+  const db = app.get('knex')
+  const cache = app.get('apiKeyCache') as KeyCache<KeyPrincipal>
+  const found =
+    typeof apiKey === 'string' && isApiKeyShape(apiKey)
+      ? await cache.get(hashApiKey(apiKey), (keyHash) => loadKeyPrincipal(db, { keyHash }))
+      : null
+  if (!found) throw new NotAuthenticated(INVALID_API_KEY)
+  return {
+    authentication: { strategy: API_KEY_STRATEGY, apiKeyId: found.apiKey.id },
+    ...found,
+    [PRESENTED_KEY]: apiKey
+  }
+}
+
+/** The name the key strategy is registered under: what `params.authentication.strategy` says. */
+export const API_KEY_STRATEGY = 'apiKey'
+
+/**
  * `Authorization: Bearer ck_...` on REST, `{ strategy: 'apiKey', apiKey }` on a socket. It only
  * claims bearer values with the key prefix, so JWTs still reach the jwt strategy.
  */
@@ -131,15 +153,7 @@ export class ApiKeyStrategy extends AuthenticationBaseStrategy {
   }
 
   async authenticate(authentication: AuthenticationRequest): Promise<AuthenticationResult> {
-    const db = this.app!.get('knex')
-    const cache = this.app!.get('apiKeyCache') as KeyCache<KeyPrincipal>
-    const { apiKey } = authentication
-    const found =
-      typeof apiKey === 'string' && isApiKeyShape(apiKey)
-        ? await cache.get(hashApiKey(apiKey), (keyHash) => loadKeyPrincipal(db, { keyHash }))
-        : null
-    if (!found) throw new NotAuthenticated(INVALID_API_KEY)
-    return { authentication: { strategy: this.name, apiKeyId: found.apiKey.id }, ...found, [PRESENTED_KEY]: apiKey }
+    return authenticateApiKey(this.app as Application, authentication.apiKey)
   }
 }
 
@@ -269,8 +283,12 @@ class CrewclockAuthenticationService extends AuthenticationService {
 
 export const authentication = (app: Application) => {
   const service = new CrewclockAuthenticationService(app)
-  service.register('apiKey', new ApiKeyStrategy())
+  service.register(API_KEY_STRATEGY, new ApiKeyStrategy())
   service.register('jwt', new ApiKeyJwtStrategy())
   service.register('local', new AdminLocalStrategy())
   app.use('authentication', service)
+  // Feathers finds the default authentication service by asking every service for its
+  // configKey, on every REST request: it is this one.
+  const registered = app.service('authentication')
+  app.defaultAuthentication = (location?: string) => (location ? app.service(location) : registered)
 }

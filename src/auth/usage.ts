@@ -13,7 +13,8 @@ interface Tally {
   apiKeyId: number
   version: string
   count: number
-  lastUsedAt: string
+  /** Epoch milliseconds: formatted when written, not on every request. */
+  lastUsedAt: number
 }
 
 /**
@@ -28,10 +29,13 @@ export class UsageCounter {
 
   record(companyId: number, apiKeyId: number, version: string) {
     const key = `${apiKeyId}/${version}`
-    const tally = this.tallies.get(key) ?? { companyId, apiKeyId, version, count: 0, lastUsedAt: '' }
+    let tally = this.tallies.get(key)
+    if (!tally) {
+      tally = { companyId, apiKeyId, version, count: 0, lastUsedAt: 0 }
+      this.tallies.set(key, tally)
+    }
     tally.count++
-    tally.lastUsedAt = new Date().toISOString()
-    this.tallies.set(key, tally)
+    tally.lastUsedAt = Date.now()
   }
 
   /** Writes what was counted since the last flush; counts survive a failed write. */
@@ -48,7 +52,7 @@ export class UsageCounter {
               apiKeyId,
               version,
               requestCount: count,
-              lastUsedAt
+              lastUsedAt: new Date(lastUsedAt).toISOString()
             }))
           )
           .onConflict(['companyId', 'apiKeyId', 'version'])

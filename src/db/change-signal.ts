@@ -58,7 +58,7 @@ export function createChangeSignal(url: string, logger: Logger): ChangeSignal {
 }
 
 /**
- * The database's commit counter as SQLite itself keeps it, read with plain `read()` calls and
+ * The database's commit counter as SQLite itself keeps it, read with plain `pread()` calls and
  * without opening the database: a second SQLite connection would map the `-shm` file, and a
  * process that maps it dies (SIGBUS) when the database is replaced under it.
  * - WAL mode (the server's): the header of the WAL index (`-shm`, the first 48 bytes) holds
@@ -66,55 +66,115 @@ export function createChangeSignal(url: string, logger: Logger): ChangeSignal {
  *   visible, with `mxFrame` and the salts. A read of the file sees what the writers' mappings
  *   wrote (the same page cache).
  * - Rollback journal: the database header's file change counter (bytes 24–27).
- * Plus the main file's identity (a database replaced by a restore). File sizes and modification
- * times are not enough: a commit that overwrites WAL frames in place within one tick of the
- * kernel's coarse clock leaves both as they were.
+ * File sizes and modification times are not enough: a commit that overwrites WAL frames in place
+ * within one tick of the kernel's coarse clock leaves both as they were.
+ *
+ * Every authenticated request asks, so the WAL index stays open and a request costs one `pread`
+ * of its header and one `stat` of its path (opening, reading, closing and a `stat` of the main
+ * file were ~10 % of a cached GET's CPU). The `stat` proves that the open file is still the
+ * live one: SQLite deletes `-shm` when the last connection closes (the server's pool keeps one,
+ * but a reconnect can leave none for a moment) and the next connection makes a new file, whose
+ * commits the old one never shows. The header is read before the `stat`, so a same inode means it
+ * was read from the live file (an inode cannot be reused while this descriptor holds it). Any
+ * other answer closes it and takes the slow path, which compares the identities of both files.
+ * The main file's identity (a database replaced by a restore) is only checked there: while a
+ * `-shm` stays live, some connection still has the database open, and replacing the file under
+ * an open connection is not something SQLite supports (it goes on reading the old file); a
+ * restore with every connection closed removes the `-shm`, which the next request notices.
  */
 class SqliteChangeSignal implements ChangeSignal {
   private readonly shm: string
+  /** The live WAL index, open; null while there is none (rollback journal, no connection yet). */
+  private walIndex: { fd: number; ino: bigint; dev: bigint } | null = null
+  /** What the slow path saw: both files' identities and their counters. */
   private last = ''
   private counter = 0
   private closed = false
   private readonly header = Buffer.alloc(48)
+  /** The WAL index header of the last call (`seenLength` bytes of it). */
+  private readonly seen = Buffer.alloc(48)
+  private seenLength = 0
 
   constructor(private readonly filename: string) {
     this.shm = `${filename}-shm`
   }
 
-  /** Up to `length` bytes of `file` from `offset`, as hex ('' when the file is missing or shorter). */
-  private bytes(file: string, offset: number, length: number): string {
-    let fd: number
-    try {
-      fd = fs.openSync(file, 'r')
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ''
-      throw error
-    }
-    try {
-      return this.header.subarray(0, fs.readSync(fd, this.header, 0, length, offset)).toString('hex')
-    } finally {
-      fs.closeSync(fd)
-    }
-  }
-
   version(): number | null {
     if (this.closed) return null
     try {
-      const main = fs.statSync(this.filename, { bigint: true })
-      const walIndex = this.bytes(this.shm, 0, 48)
-      const state = [main.ino, main.dev, walIndex, walIndex ? '' : this.bytes(this.filename, 24, 4)].join(':')
-      if (state !== this.last) {
-        this.last = state
-        this.counter++
-      }
+      if (this.walIndex && this.readLive(this.walIndex)) return this.counter
+      this.reopen()
       return this.counter
     } catch {
       return null
     }
   }
 
+  /** Reads the open WAL index's header; false when the file is no longer the one at its path. */
+  private readLive(walIndex: { fd: number; ino: bigint; dev: bigint }): boolean {
+    const length = fs.readSync(walIndex.fd, this.header, 0, 48, 0)
+    const live = fs.statSync(this.shm, { bigint: true, throwIfNoEntry: false })
+    if (!live || live.ino !== walIndex.ino || live.dev !== walIndex.dev) return false
+    if (length !== this.seenLength || this.header.compare(this.seen, 0, length, 0, length) !== 0) {
+      this.header.copy(this.seen, 0, 0, length)
+      this.seenLength = length
+      this.counter++
+    }
+    return true
+  }
+
+  /** Opens the WAL index at its path anew (if there is one) and compares everything with the last slow path. */
+  private reopen() {
+    this.closeWalIndex()
+    const main = fs.statSync(this.filename, { bigint: true })
+    let state: string
+    const fd = openIfExists(this.shm)
+    if (fd !== null) {
+      try {
+        const { ino, dev } = fs.fstatSync(fd, { bigint: true })
+        this.seenLength = fs.readSync(fd, this.seen, 0, 48, 0)
+        this.walIndex = { fd, ino, dev }
+        state = [main.ino, main.dev, ino, dev, this.seen.toString('hex', 0, this.seenLength)].join(':')
+      } catch (error) {
+        fs.closeSync(fd)
+        throw error
+      }
+    } else {
+      const mainFd = openIfExists(this.filename)
+      if (mainFd === null) throw new Error('the database file is missing')
+      try {
+        const length = fs.readSync(mainFd, this.header, 24, 4, 24)
+        state = [main.ino, main.dev, this.header.toString('hex', 24, 24 + length)].join(':')
+      } finally {
+        fs.closeSync(mainFd)
+      }
+    }
+    if (state !== this.last) {
+      this.last = state
+      this.counter++
+    }
+  }
+
+  private closeWalIndex() {
+    if (!this.walIndex) return
+    const { fd } = this.walIndex
+    this.walIndex = null
+    fs.closeSync(fd)
+  }
+
   async close() {
     this.closed = true
+    this.closeWalIndex()
+  }
+}
+
+/** A read-only descriptor of `file`, or null when it does not exist. */
+function openIfExists(file: string): number | null {
+  try {
+    return fs.openSync(file, 'r')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw error
   }
 }
 

@@ -21,6 +21,7 @@ declare module '../declarations' {
 // knex's SQLite client and transaction classes (the package has no typings for dialect internals).
 const Sqlite3Client: new (config: Knex.Config) => {
   _query(connection: unknown, obj: unknown): Promise<unknown>
+  destroyRawConnection(connection: unknown): Promise<void>
 } = require('knex/lib/dialects/sqlite3')
 const Sqlite3Transaction: new (...args: unknown[]) => {
   query(conn: unknown, sql: string, status?: number, value?: unknown): Promise<unknown>
@@ -32,6 +33,82 @@ const Sqlite3Transaction: new (...args: unknown[]) => {
 /** The node-sqlite3 connection a pool hands to `afterCreate`. */
 interface SqliteConnection {
   run(sql: string, callback: (err: Error | null) => void): void
+}
+
+/** A node-sqlite3 prepared statement, as far as the statement cache uses it. */
+interface SqliteStatement {
+  all(bindings: unknown[], callback: (this: SqliteStatement, err: Error | null, rows: unknown[]) => void): void
+  finalize(callback: () => void): void
+}
+
+interface PreparingConnection {
+  prepare(sql: string, callback: (err: Error | null) => void): SqliteStatement
+}
+
+/** A knex query as the client runs it. */
+interface ClientQuery {
+  sql: string
+  bindings?: unknown[]
+  method?: string
+  response?: unknown
+  context?: unknown
+}
+
+/** Statements kept prepared per connection; the least recently used one is finalized beyond it. */
+const PREPARED_PER_CONNECTION = 200
+
+/**
+ * The prepared statements of one connection, by SQL text. node-sqlite3's `Database#all`
+ * prepares a statement on its thread pool, runs it there, and finalizes it: two hand-overs
+ * between threads per query, and the preparing and finalizing were ~15 % of a cached GET's CPU
+ * (issue #22). A kept statement runs with one. Every run steps it to the end (`all`), which ends
+ * its read transaction as a one-off statement's does, and rebinds it from the start.
+ */
+class PreparedStatements {
+  private readonly statements = new Map<string, SqliteStatement>()
+
+  constructor(private readonly connection: PreparingConnection) {}
+
+  /**
+   * Runs `sql` as `Database#all` does, on the kept statement. A statement that failed stays: the
+   * next run resets it, as SQLite allows after any error.
+   */
+  all(sql: string, bindings: unknown[]): Promise<{ rows: unknown[]; statement: SqliteStatement }> {
+    return new Promise((resolve, reject) => {
+      const run = (statement: SqliteStatement) =>
+        statement.all(bindings, (err, rows) => (err ? reject(err) : resolve({ rows, statement })))
+      const kept = this.statements.get(sql)
+      if (kept) {
+        // Most recently used last, so that the first is the one to finalize.
+        this.statements.delete(sql)
+        this.statements.set(sql, kept)
+        return run(kept)
+      }
+      const statement = this.connection.prepare(sql, (err) => {
+        if (err) return reject(err)
+        if (this.statements.size >= PREPARED_PER_CONNECTION) {
+          const [oldest, evicted] = this.statements.entries().next().value!
+          this.statements.delete(oldest)
+          // Runs after the calls already queued on it, if any (node-sqlite3 queues per statement).
+          evicted.finalize(() => undefined)
+        }
+        this.statements.set(sql, statement)
+        try {
+          run(statement)
+        } catch (error) {
+          // A binding of a type SQLite does not take throws (as in `Database#all`).
+          reject(error)
+        }
+      })
+    })
+  }
+
+  /** Finalizes every kept statement: SQLite does not close a connection that still has one. */
+  async finalizeAll() {
+    const statements = [...this.statements.values()]
+    this.statements.clear()
+    await Promise.all(statements.map((statement) => new Promise<void>((resolve) => statement.finalize(resolve))))
+  }
 }
 
 /**
@@ -76,14 +153,45 @@ class Sqlite3ImmediateClient extends Sqlite3Client {
     return new ImmediateTransaction(this, ...args)
   }
 
-  _query(connection: { interrupt?: () => void }, obj: unknown) {
+  _query(connection: PreparingConnection & { interrupt?: () => void }, obj: ClientQuery) {
     const timeoutMs = (this as unknown as { config: { statementTimeoutMs?: number } }).config.statementTimeoutMs
-    const run = super._query(connection, obj)
+    const run = keepsStatement(obj) ? this.runPrepared(connection, obj) : super._query(connection, obj)
     if (!timeoutMs || typeof connection?.interrupt !== 'function') return run
     const timer = setTimeout(() => connection.interrupt!(), timeoutMs)
     return run.finally(() => clearTimeout(timer))
   }
+
+  /** What knex's `_query` does with `Database#all`, on the connection's kept statement. */
+  private async runPrepared(connection: PreparingConnection, obj: ClientQuery) {
+    let statements = preparedStatements.get(connection)
+    if (!statements) {
+      statements = new PreparedStatements(connection)
+      preparedStatements.set(connection, statements)
+    }
+    const { rows, statement } = await statements.all(obj.sql, obj.bindings!)
+    obj.response = rows
+    obj.context = statement
+    return obj
+  }
+
+  async destroyRawConnection(connection: PreparingConnection) {
+    await preparedStatements.get(connection)?.finalizeAll()
+    return super.destroyRawConnection(connection)
+  }
 }
+
+const preparedStatements = new WeakMap<PreparingConnection, PreparedStatements>()
+
+/**
+ * The queries knex builds to read (`select`, `first`, `pluck`) with bindings: the statements a
+ * request runs again and again. Writes, raw SQL (which may write: with a raw FTS5 write kept,
+ * the API tests met a database locked for other connections) and statements without bindings
+ * keep knex's own path.
+ */
+const KEPT_METHODS = new Set(['select', 'first', 'pluck'])
+
+const keepsStatement = (obj: ClientQuery) =>
+  Boolean(obj.sql) && KEPT_METHODS.has(obj.method ?? '') && Array.isArray(obj.bindings) && obj.bindings.length > 0
 
 /** How long past `statement_timeout` the client waits for an answer before it gives up on the connection. */
 const answerGraceMs = (statementTimeoutMs: number) => Math.max(1000, statementTimeoutMs / 2)

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { Knex } from 'knex'
+import { createKnex } from '../../../src/db/knex'
+
+/** SQLite reads keep their prepared statements per connection (src/db/knex.ts). */
+describe('SQLite: kept prepared statements', () => {
+  let dir: string
+  let file: string
+  let db: Knex
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-statements-'))
+    file = path.join(dir, 'db.sqlite')
+    db = createKnex(`sqlite://${file}`)
+    await db.schema.createTable('notes', (table) => {
+      table.increments('id')
+      table.text('body')
+    })
+    await db('notes').insert([{ body: 'a' }, { body: 'b' }, { body: 'c' }])
+  })
+
+  afterEach(async () => {
+    await db.destroy()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('answers each run with its own bindings, also past the number of statements kept', async () => {
+    for (let i = 0; i < 3; i++) assert.deepEqual(await db('notes').where({ id: 2 }).first('body'), { body: 'b' })
+    assert.deepEqual(await db('notes').where({ id: 3 }).first('body'), { body: 'c' })
+    for (let n = 1; n <= 250; n++)
+      assert.equal(
+        (
+          await db('notes').whereIn(
+            'id',
+            Array.from({ length: n }, (_, i) => i + 1)
+          )
+        ).length,
+        Math.min(n, 3)
+      )
+    assert.deepEqual(await db('notes').where({ id: 1 }).first('body'), { body: 'a' })
+  })
+
+  it("sees another connection's commit: a kept statement holds no snapshot", async () => {
+    assert.equal((await db('notes').where('id', '>', 0)).length, 3)
+    const other = createKnex(`sqlite://${file}`)
+    try {
+      await other('notes').insert({ body: 'd' })
+    } finally {
+      await other.destroy()
+    }
+    assert.equal((await db('notes').where('id', '>', 0)).length, 4)
+  })
+
+  it('fails like a one-off statement, and works again after', async () => {
+    await assert.rejects(db('notes').where('missing', 1), /no such column: missing/)
+    assert.deepEqual(await db.raw('select body from notes where id = ?', [1]), [{ body: 'a' }])
+  })
+
+  it('closes the database when the pool ends (no statement left open)', async () => {
+    await db('notes').where({ id: 1 }).first()
+    await db.destroy()
+    assert.equal(fs.existsSync(`${file}-shm`), false)
+    assert.equal(fs.existsSync(`${file}-wal`), false)
+    db = createKnex(`sqlite://${file}`)
+  })
+})
