@@ -25,6 +25,8 @@ export interface SheetOwner {
 export interface FanOutResult {
   /** Day rows whose status changed. */
   moved: number[]
+  /** Those rows as the move stored them, by id. */
+  movedRows: Map<number, Row>
   created: CreatedRows
   /** Rows whose stored values the move's recomputation changed (the moved days, their week and month, later carries). */
   changed: Recomputed
@@ -32,6 +34,7 @@ export interface FanOutResult {
 
 const NOTHING_MOVED = (): FanOutResult => ({
   moved: [],
+  movedRows: new Map(),
   created: { days: [], weeks: [], months: [] },
   changed: { days: [], weeks: [], months: [] }
 })
@@ -146,7 +149,10 @@ export async function fanOutDays(
     weekStarts: days.map(weekStartOf),
     months: days.map(monthOf)
   })
-  return { moved: moving.map((row) => Number(row.id)), created, changed }
+  const movedRows = new Map(
+    moves.map(({ id, columns }, i): [number, Row] => [id, { ...moving[i], ...columns, updatedAt: now }])
+  )
+  return { moved: moving.map((row) => Number(row.id)), movedRows, created, changed }
 }
 
 /**

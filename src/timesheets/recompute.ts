@@ -64,7 +64,22 @@ export interface Recomputed {
   days: number[]
   weeks: number[]
   months: number[]
+  /** Those rows as they are stored now, by id: the event log takes them instead of reading them again. */
+  stored?: StoredRows
 }
+
+export interface StoredRows {
+  days: Map<number, Row>
+  weeks: Map<number, Row>
+  months: Map<number, Row>
+}
+
+const noneChanged = (): Recomputed => ({
+  days: [],
+  weeks: [],
+  months: [],
+  stored: { days: new Map(), weeks: new Map(), months: new Map() }
+})
 
 const sortedUnique = (values: Day[]) => [...new Set(values)].sort()
 
@@ -268,8 +283,9 @@ export async function recomputeCompany(
   const changed = new Map<number, Recomputed>()
   for (const userId of [...users].sort((a, b) => a - b)) {
     await lockUserTime(trx, { companyId, userId })
-    const result = await recomputeUser(trx, companyId, userId, fromDay)
-    if (result.days.length + result.weeks.length + result.months.length > 0) changed.set(userId, result)
+    const { days, weeks, months } = await recomputeUser(trx, companyId, userId, fromDay)
+    // Ids only: one company.recomputed event stands for the rows, whose stored state is not kept.
+    if (days.length + weeks.length + months.length > 0) changed.set(userId, { days, weeks, months })
   }
   return changed
 }
@@ -343,7 +359,7 @@ export async function recompute(
   known?: AccountStart,
   mode: RecomputeMode = 'incremental'
 ): Promise<Recomputed> {
-  const result: Recomputed = { days: [], weeks: [], months: [] }
+  const result = noneChanged()
   const user = { companyId, userId }
   const weekRows = await rowsIn(trx, WEEK_TABLE, 'weekStart', user, scope.weekStarts)
   const months = new Set(scope.months)
@@ -504,7 +520,7 @@ async function recomputeDayRows(
     await readDayRows(trx, user, asRuns(freshRows), rows)
   }
   for (const [from, to] of asRuns(fresh)) await computeRun(trx, user, from, to, rows, schedule, states, recomputed)
-  await writeChanged(trx, DAY_TABLE, user.companyId, recomputed, result.days)
+  await writeChanged(trx, DAY_TABLE, user.companyId, recomputed, result.days, result.stored!.days)
   return states
 }
 
@@ -685,7 +701,8 @@ interface Recomputation {
 /**
  * Writes the columns that differ from each row's stored values, the changed rows of the table
  * together (one statement, not one round trip per row); unchanged rows are not written.
- * `computed` rows (weeks, months) also record when their figures changed.
+ * `computed` rows (weeks, months) also record when their figures changed. Each written row, as
+ * stored now, goes into `stored` (the rows recomputed are read whole).
  */
 async function writeChanged(
   trx: Knex.Transaction,
@@ -693,14 +710,17 @@ async function writeChanged(
   companyId: number,
   recomputed: Recomputation[],
   changedIds: number[],
+  stored: Map<number, Row>,
   computed = false
 ) {
   const updates = recomputed
-    .map(({ row, columns }) => ({ id: Number(row.id), columns: toDb(changedColumns(row, columns)) }))
+    .map(({ row, columns }) => ({ row, id: Number(row.id), columns: toDb(changedColumns(row, columns)) }))
     .filter((update) => Object.keys(update.columns).length > 0)
   if (updates.length === 0) return
   const now = stamp()
-  await updateRows(trx, table, companyId, updates, { ...(computed ? { computedAt: now } : {}), updatedAt: now })
+  const common = { ...(computed ? { computedAt: now } : {}), updatedAt: now }
+  await updateRows(trx, table, companyId, updates, common)
+  for (const { row, id, columns } of updates) stored.set(id, { ...row, ...columns, ...common })
   changedIds.push(...updates.map((update) => update.id))
 }
 
@@ -716,7 +736,7 @@ async function recomputeWeekRows(
     const status = weekStatus(days)
     return { row, columns: { status, ...weekTimestamps(status, days), ...summarize(days) } }
   })
-  await writeChanged(trx, WEEK_TABLE, companyId, recomputed, result.weeks, true)
+  await writeChanged(trx, WEEK_TABLE, companyId, recomputed, result.weeks, result.stored!.weeks, true)
 }
 
 /** The columns of a month that come from its days. */
@@ -785,5 +805,5 @@ async function recomputeMonthChain(
     previous = { month: dayOf(row.month), carryOutMs: carry.carryOutMs }
     if (locked && i >= lastScoped) break
   }
-  await writeChanged(trx, MONTH_TABLE, companyId, recomputed, result.months, true)
+  await writeChanged(trx, MONTH_TABLE, companyId, recomputed, result.months, result.stored!.months, true)
 }
