@@ -107,8 +107,11 @@ async function assertNoOverlap(
   if (id !== undefined) finished.whereNot('id', id)
   const open = trx('time_entries').where({ companyId, userId }).whereNull('endsAt').select('id', 'startsAt', 'endsAt')
   if (id !== undefined) open.whereNot('id', id)
-  // In start order, as one scan gave them: the first overlapping entry is the one named.
-  const others: Row[] = [...(await open), ...(await finished)].sort((a, b) => millis(a.startsAt) - millis(b.startsAt))
+  // Both in one statement (each part keeps its index range); in start order, as one scan gave
+  // them: the first overlapping entry is the one named.
+  const others: Row[] = (await open.unionAll(finished)).sort(
+    (a: Row, b: Row) => millis(a.startsAt) - millis(b.startsAt)
+  )
   const running = clock.end === null ? others.find((other) => other.endsAt === null) : undefined
   if (running) {
     throw conflict(`User ${userId} already has a running time entry (id ${running.id})`, {
