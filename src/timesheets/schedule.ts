@@ -169,6 +169,41 @@ export async function loadSchedule(
   account: AccountStart,
   timezone?: string
 ): Promise<Schedule> {
-  const company = await loadCompanySchedule(db, companyId, timezone)
-  return company.forUser((await loadUserVersions(db, companyId, [userId])).get(userId) ?? [], account.employedFrom)
+  if (timezone === undefined) {
+    const company = await loadCompanySchedule(db, companyId)
+    return company.forUser((await loadUserVersions(db, companyId, [userId])).get(userId) ?? [], account.employedFrom)
+  }
+  // Both kinds of versions in one statement (every recomputation reads them), in date order.
+  const rows: Record<string, unknown>[] = await db('company_working_times')
+    .where({ companyId })
+    .select(
+      db.raw("'company' as kind"),
+      'validFrom',
+      'targetMinutes',
+      'breakRules',
+      'maxDailyMinutes',
+      'carryOverCapMinutes',
+      db.raw('null as targets')
+    )
+    .unionAll(
+      db('user_working_times')
+        .where({ companyId, userId })
+        .select(
+          db.raw("'user' as kind"),
+          'validFrom',
+          db.raw('null'),
+          db.raw('null'),
+          db.raw('null'),
+          db.raw('null'),
+          'targets'
+        )
+    )
+    .orderBy('validFrom')
+  const versions = (kind: string) => rows.filter((row) => row.kind === kind)
+  return new Schedule(
+    timezone,
+    versions('company').map(companyVersionOf),
+    versions('user').map(userVersionOf),
+    account.employedFrom
+  )
 }
