@@ -8,8 +8,9 @@ import { Actor, appendEvents, LogEntry, NewEvent } from './event-log'
  * transaction (CONTRACT §13.1). The request's own record and every consequence (recomputed sheet
  * rows, fan-out moves, cascades) are noted by the code that causes them; a record noted twice is
  * one event (created and then changed: `created` with its final state). Records whose final state
- * is wanted are noted by id and read once, at the end; removed records are noted with their state
- * before the delete. Sockets get them from the log (src/events/delivery.ts), after the commit.
+ * is wanted are noted by id and read once, at the end, unless the code that wrote them last handed
+ * over their stored row (a recomputation knows every row it wrote: issue #21); removed records are
+ * noted with their state before the delete. Sockets get them from the log (src/events/delivery.ts), after the commit.
  */
 
 type RecordAction = 'created' | 'patched' | 'removed'
@@ -29,6 +30,11 @@ interface PendingRecord {
   action: RecordAction
   /** Known when noted (own record, removed record); else read at the end. */
   data?: Row
+  /**
+   * The stored row as its last writer left it, decoded at the end instead of read again. Only the
+   * latest note's: a record noted again without one was changed since and is read.
+   */
+  stored?: Row
   /** The request's own record: it comes before its consequences (after them when removed). */
   own: boolean
 }
@@ -96,7 +102,7 @@ export class EventJournal {
       const own = previous.own || entry.own
       if (previous.action === 'removed') merged = { ...previous, own }
       else if (entry.action === 'removed') merged = previous.action === 'created' ? null : { ...entry, own }
-      else merged = { ...entry, action: previous.action, data: entry.data ?? previous.data, own }
+      else merged = { ...entry, action: previous.action, data: entry.data ?? previous.data, stored: entry.stored, own }
     }
     if (!merged) return
     if (first) this.entries.unshift(merged)
@@ -109,9 +115,14 @@ export class EventJournal {
     this.note({ kind: 'record', path, id: Number(record.id), action, data: record, own: true }, action !== 'removed')
   }
 
-  /** Records created or changed as a consequence, read as they stand when the write ends. */
-  touch(path: string, action: 'created' | 'patched', ids: number[]) {
-    for (const id of ids) this.note({ kind: 'record', path, id: Number(id), action, own: false })
+  /**
+   * Records created or changed as a consequence, logged as they stand when the write ends: `stored`
+   * holds the raw rows (by id) of those the caller has just written and knows in full; the others
+   * are read at the end. A caller that writes a record after noting it must note it again.
+   */
+  touch(path: string, action: 'created' | 'patched', ids: number[], stored?: ReadonlyMap<number, Row>) {
+    for (const id of ids)
+      this.note({ kind: 'record', path, id: Number(id), action, stored: stored?.get(Number(id)), own: false })
   }
 
   /** Records removed as a consequence, in their state before the request removed them. */
@@ -145,12 +156,24 @@ export class EventJournal {
     return { ...extra, company: this.company, transaction: { trx, starting: false } }
   }
 
-  /** Reads the records noted by id, as their services return them; records gone by now are dropped. */
+  /**
+   * Decodes the records noted with their stored rows and reads the other records noted by id, as
+   * their services return them; records gone by now are dropped.
+   */
   private async readNoted(app: Application, trx: Knex.Transaction) {
     const wanted = new Map<string, number[]>()
-    for (const entry of this.entries)
-      if (entry.kind === 'record' && !entry.data) wanted.set(entry.path, [...(wanted.get(entry.path) ?? []), entry.id])
+    const known = new Map<string, Row[]>()
+    for (const entry of this.entries) {
+      if (entry.kind !== 'record' || entry.data) continue
+      if (entry.stored) known.set(entry.path, [...(known.get(entry.path) ?? []), entry.stored])
+      else wanted.set(entry.path, [...(wanted.get(entry.path) ?? []), entry.id])
+    }
     const found = new Map<string, Row>()
+    for (const [path, rows] of known) {
+      const service = app.service(path) as LoggedService
+      for (const record of await service.decode(rows, this.readParams(trx), 'get'))
+        found.set(`${path} ${record.id}`, record)
+    }
     for (const [path, ids] of wanted) {
       const service = app.service(path) as LoggedService
       for (let start = 0; start < ids.length; start += 500) {

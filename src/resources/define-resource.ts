@@ -143,6 +143,11 @@ export interface WriteContext<Plan = undefined> extends ResourceCall {
   data: Row
   /** The stored record before a PATCH, as a resource. */
   existing?: Row
+  /**
+   * The stored rows the body's references name, by field and id, as the reference check read
+   * them (a rule takes them from here instead of selecting them again).
+   */
+  referenced?: Record<string, Map<number, Row>>
   plan?: Plan
 }
 

@@ -11,7 +11,8 @@ export async function checkReferences(
   data: Row,
   companyId: number,
   db: Knex | Knex.Transaction,
-  existing?: Row
+  existing?: Row,
+  referenced: Record<string, Map<number, Row>> = {}
 ) {
   const errors: ValidationErrors = {}
   for (const [field, ref] of Object.entries(resource.references ?? {})) {
@@ -21,6 +22,7 @@ export async function checkReferences(
     if (ids.length === 0) continue
     const rows: Row[] = await db(ref.table).select('*').where({ companyId }).whereIn('id', ids)
     const found = new Map(rows.map((row) => [Number(row.id), row]))
+    referenced[field] = found
     const missing = ids.filter((id) => !found.has(id))
     // A PATCH may keep what the record already references (CONTRACT §6: existing records keep it).
     const before = existing?.[field]

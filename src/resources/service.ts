@@ -155,7 +155,8 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       for (const [path, message] of Object.entries(found ?? {}))
         if (!Object.hasOwn(errors, path)) errors[path] = message
     }
-    add(await checkReferences(this.resource, write.data, write.companyId, write.trx, write.existing))
+    write.referenced = {}
+    add(await checkReferences(this.resource, write.data, write.companyId, write.trx, write.existing, write.referenced))
     add(await this.checkRules(write, Object.keys(errors).length > 0))
     if (Object.keys(errors).length > 0) throw badRequest(bodyTitle(this.resource, write.method), errors)
     // Without field errors, `beforeWrite` has left its plan (if it makes one) for the later stages.

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex'
 import type { Params } from '../declarations'
+import type { Row } from '../resources/define-resource'
 import { journalOf } from '../events/journal'
 import type { FanOutResult } from './fan-out'
 import { CreatedRows, DAY_TABLE, MONTH_TABLE, WEEK_TABLE, dayOf } from './sheet-rows'
-import type { Recomputed } from './recompute'
+import type { Recomputed, StoredRows } from './recompute'
 import { addDays, monthOf } from './periods'
 
 /**
@@ -17,13 +18,22 @@ export interface SheetEvent {
   path: string
   event: 'created' | 'patched'
   ids: number[]
+  /** The rows among `ids` as their last write left them (the others are read when the write ends). */
+  stored?: ReadonlyMap<number, Row>
 }
 
 /** Notes `events` in the journal of the write `params` belongs to. */
 export function logSheetEvents(params: Params, events: SheetEvent[]) {
   const journal = journalOf(params)
-  for (const { path, event, ids } of events) journal.touch(path, event, ids)
+  for (const { path, event, ids, stored } of events) journal.touch(path, event, ids, stored)
 }
+
+/** The rows of writes made one after the other, each as the latest of them left it. */
+const latestOf = (...writes: (StoredRows | undefined)[]): StoredRows => ({
+  days: new Map(writes.flatMap((write) => [...(write?.days ?? [])])),
+  weeks: new Map(writes.flatMap((write) => [...(write?.weeks ?? [])])),
+  months: new Map(writes.flatMap((write) => [...(write?.months ?? [])]))
+})
 
 const idsOf = (rows: { id: number }[]) => rows.map((row) => row.id)
 
@@ -45,7 +55,8 @@ export function sheetEvents(
     ? {
         days: both.flatMap((found) => found.days),
         weeks: both.flatMap((found) => found.weeks),
-        months: both.flatMap((found) => found.months)
+        months: both.flatMap((found) => found.months),
+        stored: latestOf(...both.map((found) => found.stored))
       }
     : undefined
   return [
@@ -65,12 +76,19 @@ export function sheetEvents(
 /**
  * The events of a week or month move: `created` for each row created for it, `patched` for each
  * day that moved and for every row the move's recomputation changed (the week and month counts,
- * the days' figures, the carry of later months).
+ * the days' figures, the carry of later months). The moved days are noted last, as the move and
+ * the recomputation after it left them: what the recomputation of the opened rows wrote before
+ * the move is no longer their state.
  */
 export function logFanOut(params: Params, result: FanOutResult) {
   logSheetEvents(params, [
     ...sheetEvents(result.created, result.changed),
-    { path: 'v1/time-sheet-days', event: 'patched', ids: result.moved }
+    {
+      path: 'v1/time-sheet-days',
+      event: 'patched',
+      ids: result.moved,
+      stored: latestOf({ days: result.movedRows, weeks: new Map(), months: new Map() }, result.changed.stored).days
+    }
   ])
 }
 
@@ -82,10 +100,16 @@ export function logFanOut(params: Params, result: FanOutResult) {
  */
 export function recomputedEvents(changed: Recomputed, except: Partial<Recomputed> = {}): SheetEvent[] {
   const without = (ids: number[], skip: number[] = []) => ids.filter((id) => !skip.includes(id))
+  const stored = changed.stored
   return [
-    { path: 'v1/time-sheet-days', event: 'patched', ids: without(changed.days, except.days) },
-    { path: 'v1/time-sheet-weeks', event: 'patched', ids: without(changed.weeks, except.weeks) },
-    { path: 'v1/time-sheet-months', event: 'patched', ids: without(changed.months, except.months) }
+    { path: 'v1/time-sheet-days', event: 'patched', ids: without(changed.days, except.days), stored: stored?.days },
+    { path: 'v1/time-sheet-weeks', event: 'patched', ids: without(changed.weeks, except.weeks), stored: stored?.weeks },
+    {
+      path: 'v1/time-sheet-months',
+      event: 'patched',
+      ids: without(changed.months, except.months),
+      stored: stored?.months
+    }
   ]
 }
 

@@ -25,6 +25,8 @@ export interface SheetOwner {
 export interface FanOutResult {
   /** Day rows whose status changed. */
   moved: number[]
+  /** Those rows as the move stored them, by id. */
+  movedRows: Map<number, Row>
   created: CreatedRows
   /** Rows whose stored values the move's recomputation changed (the moved days, their week and month, later carries). */
   changed: Recomputed
@@ -32,6 +34,7 @@ export interface FanOutResult {
 
 const NOTHING_MOVED = (): FanOutResult => ({
   moved: [],
+  movedRows: new Map(),
   created: { days: [], weeks: [], months: [] },
   changed: { days: [], weeks: [], months: [] }
 })
@@ -122,13 +125,20 @@ export async function fanOutDays(
   trx: Knex.Transaction,
   owner: SheetOwner,
   days: Day[],
-  to: SheetStatus
+  to: SheetStatus,
+  read?: Row[]
 ): Promise<FanOutResult> {
-  const created = await openSheets(trx, owner.companyId, owner.userId, { days })
-  const rows: Row[] = await trx(DAY_TABLE)
-    .where({ companyId: owner.companyId, userId: owner.userId })
-    .whereIn('day', days)
-    .orderBy('day')
+  // `read`: the day rows of `days` as the caller has just read them whole. When every day has
+  // one, there is nothing to open: a day row is only ever created with its week and its months,
+  // and the chain of months is kept gap-free.
+  const complete = read !== undefined && new Set(read.map((row) => dayOf(row.day))).size === new Set(days).size
+  const created = complete ? NOTHING_MOVED().created : await openSheets(trx, owner.companyId, owner.userId, { days })
+  const rows: Row[] = complete
+    ? [...read].sort((a, b) => (dayOf(a.day) < dayOf(b.day) ? -1 : 1))
+    : await trx(DAY_TABLE)
+        .where({ companyId: owner.companyId, userId: owner.userId })
+        .whereIn('day', days)
+        .orderBy('day')
   const moving = await daysToMove(trx, owner, rows, to)
   const now = new Date().toISOString()
   const moves = moving.map((row) => ({
@@ -146,7 +156,10 @@ export async function fanOutDays(
     weekStarts: days.map(weekStartOf),
     months: days.map(monthOf)
   })
-  return { moved: moving.map((row) => Number(row.id)), created, changed }
+  const movedRows = new Map(
+    moves.map(({ id, columns }, i): [number, Row] => [id, { ...moving[i], ...columns, updatedAt: now }])
+  )
+  return { moved: moving.map((row) => Number(row.id)), movedRows, created, changed }
 }
 
 /**
@@ -172,7 +185,7 @@ export async function moveWeek(
   const byDay = new Map(rows.map((row) => [dayOf(row.day), row.status as SheetStatus]))
   const from = weekStatus(days.map((day) => ({ status: byDay.get(day) ?? 'draft' })))
   assertMove(WEEK_MOVES, 'time sheet week', from, to)
-  return from === to && !reopensDays(to, rows) ? NOTHING_MOVED() : fanOutDays(trx, owner, days, to)
+  return from === to && !reopensDays(to, rows) ? NOTHING_MOVED() : fanOutDays(trx, owner, days, to, rows)
 }
 
 /**

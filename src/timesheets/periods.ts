@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon'
-import { Day, isoWeekday } from './calendar'
+import { Day, calendarDay, isoWeekday } from './calendar'
 
 /**
  * The periods of a time sheet: ISO weeks (Monday to Sunday) and calendar months, as date
@@ -58,8 +58,33 @@ export const lastDayOfMonth = (month: Day): Day => {
 /** Every day from `from` to `to`, both included. */
 export function daysFrom(from: Day, to: Day): Day[] {
   const days: Day[] = []
-  for (let day = from; day <= to; day = addDays(day, 1)) days.push(day)
-  return days
+  if (plainMs(from) === null || plainMs(to) === null) {
+    for (let day = from; day <= to; day = addDays(day, 1)) days.push(day)
+    return days
+  }
+  if (from > to) return days
+  // Counted on as text: a recomputation lists every day of its periods several times, and a
+  // Date and its ISO string per day were most of a write's date arithmetic (issue #22). Both
+  // ends are well-formed, so the count reaches `to`.
+  let year = Number(from.slice(0, 4))
+  let month = Number(from.slice(5, 7))
+  let dayOfMonth = Number(from.slice(8, 10))
+  let length = daysInMonth(year, month - 1)
+  let prefix = from.slice(0, 8)
+  for (let day = from; ;) {
+    days.push(day)
+    if (day === to) return days
+    if (++dayOfMonth > length) {
+      dayOfMonth = 1
+      if (++month > 12) {
+        month = 1
+        year++
+      }
+      length = daysInMonth(year, month - 1)
+      prefix = `${year}-${month < 10 ? '0' : ''}${month}-`
+    }
+    day = `${prefix}${dayOfMonth < 10 ? '0' : ''}${dayOfMonth}`
+  }
 }
 
 export const weekDays = (weekStart: Day): Day[] => daysFrom(weekStart, addDays(weekStart, 6))
@@ -72,8 +97,8 @@ export function monthsFrom(from: Day, to: Day): Day[] {
   return months
 }
 
-/** Today in `zone`. */
-export const today = (zone: string, now = Date.now()): Day => DateTime.fromMillis(now, { zone }).toISODate() as Day
+/** Today in `zone` (every month a write logs or returns asks it). */
+export const today = (zone: string, now = Date.now()): Day => calendarDay(now, zone)
 
 /** The by-user look-ups reach at most 3 calendar months after today (CONTRACT §7.7). */
 export const HORIZON_MONTHS = 3

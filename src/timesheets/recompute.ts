@@ -35,7 +35,7 @@ import {
   toDb
 } from './sheet-rows'
 import { Schedule, loadSchedule } from './schedule'
-import { AccountStart, chainCarryInMs, chainStartOf, loadAccountStart } from './account'
+import { AccountStart, chainCarryInMs, chainStartOf, loadAccountStart, loadAccountStartAndZone } from './account'
 import type { SheetStatus } from './workflow'
 
 /**
@@ -64,7 +64,22 @@ export interface Recomputed {
   days: number[]
   weeks: number[]
   months: number[]
+  /** Those rows as they are stored now, by id: the event log takes them instead of reading them again. */
+  stored?: StoredRows
 }
+
+export interface StoredRows {
+  days: Map<number, Row>
+  weeks: Map<number, Row>
+  months: Map<number, Row>
+}
+
+const noneChanged = (): Recomputed => ({
+  days: [],
+  weeks: [],
+  months: [],
+  stored: { days: new Map(), weeks: new Map(), months: new Map() }
+})
 
 const sortedUnique = (values: Day[]) => [...new Set(values)].sort()
 
@@ -114,16 +129,30 @@ export async function assertDaysWritable(
   trx: Knex.Transaction,
   { companyId, userId, days }: AffectedDays
 ): Promise<void> {
-  const approved = (await rowsIn(trx, DAY_TABLE, 'day', { companyId, userId }, days, ['day', 'status']))
-    .filter((row) => row.status === 'approved')
-    .map((row) => dayOf(row.day))
-  refuseApprovedDays(userId, approved)
-  const locked = (
-    await rowsIn(trx, MONTH_TABLE, 'month', { companyId, userId }, days.map(monthOf), ['month', 'lockedAt'])
-  )
-    .filter((row) => row.lockedAt)
-    .map((row) => dayOf(row.month))
-  refuseLockedMonths(userId, locked)
+  const sorted = sortedUnique(days)
+  if (sorted.length === 0) return
+  const months = sortedUnique(sorted.map(monthOf))
+  const user = { companyId, userId }
+  // One statement for both (every time entry write runs it): the approved days and the locked
+  // months in the range of the days, the days themselves picked out below.
+  const rows: Row[] = await trx(DAY_TABLE)
+    .where(user)
+    .where('day', '>=', sorted[0])
+    .where('day', '<=', sorted[sorted.length - 1])
+    .where('status', 'approved')
+    .select({ key: 'day' }, trx.raw("'day' as kind"))
+    .unionAll(
+      trx(MONTH_TABLE)
+        .where(user)
+        .where('month', '>=', months[0])
+        .where('month', '<=', months[months.length - 1])
+        .whereNotNull('lockedAt')
+        .select({ key: 'month' }, trx.raw("'month' as kind"))
+    )
+  const found = (kind: string, wanted: Day[]) =>
+    rows.filter((row) => row.kind === kind && wanted.includes(dayOf(row.key))).map((row) => dayOf(row.key))
+  refuseApprovedDays(userId, found('day', sorted))
+  refuseLockedMonths(userId, found('month', months))
 }
 
 /**
@@ -268,8 +297,9 @@ export async function recomputeCompany(
   const changed = new Map<number, Recomputed>()
   for (const userId of [...users].sort((a, b) => a - b)) {
     await lockUserTime(trx, { companyId, userId })
-    const result = await recomputeUser(trx, companyId, userId, fromDay)
-    if (result.days.length + result.weeks.length + result.months.length > 0) changed.set(userId, result)
+    const { days, weeks, months } = await recomputeUser(trx, companyId, userId, fromDay)
+    // Ids only: one company.recomputed event stands for the rows, whose stored state is not kept.
+    if (days.length + weeks.length + months.length > 0) changed.set(userId, { days, weeks, months })
   }
   return changed
 }
@@ -286,6 +316,7 @@ export async function lockUserTime(
   trx: Knex.Transaction,
   { companyId, userId }: { companyId: number; userId: number }
 ) {
+  if (trx.client.config.client !== 'pg') return
   await lockedForWrite(trx, trx('users').where({ id: userId, companyId })).first('id')
 }
 
@@ -343,7 +374,7 @@ export async function recompute(
   known?: AccountStart,
   mode: RecomputeMode = 'incremental'
 ): Promise<Recomputed> {
-  const result: Recomputed = { days: [], weeks: [], months: [] }
+  const result = noneChanged()
   const user = { companyId, userId }
   const weekRows = await rowsIn(trx, WEEK_TABLE, 'weekStart', user, scope.weekStarts)
   const months = new Set(scope.months)
@@ -377,8 +408,10 @@ export async function recompute(
   const carried = chain.some((row) => months.has(dayOf(row.month)))
   if (dayRows.length + weekRows.length + monthRows.length === 0 && !carried) return result
 
-  const account = known ?? (await loadAccountStart(trx, companyId, userId))
-  const schedule = await loadSchedule(trx, companyId, userId, account)
+  const { account, timezone } = known
+    ? { account: known, timezone: undefined }
+    : await loadAccountStartAndZone(trx, companyId, userId)
+  const schedule = await loadSchedule(trx, companyId, userId, account, timezone)
   const periods = [...dayRows.map((row): [Day, Day] => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
   const changed = mode === 'from-scratch' ? null : new Set(scope.days)
   const states = await recomputeDayRows(trx, user, dayRuns(periods), changed, chain, schedule, result)
@@ -480,12 +513,11 @@ async function recomputeDayRows(
   const days = runs.flatMap(([from, to]) => daysFrom(from, to))
   const rows = new Map<Day, Row>()
   const fresh: Day[] = []
-  if (changed === null) {
-    await readDayRows(trx, user, runs, rows)
-    fresh.push(...days)
-  } else {
-    // The stored state of the days kept as they are: only the columns their periods add up.
-    await readDayRows(trx, user, runs, rows, KEPT_DAY_COLUMNS)
+  // Whole rows, also of the days kept as stored: the days computed afresh are compared with
+  // theirs, and a second statement for those cost more than the columns the others do not need.
+  await readDayRows(trx, user, runs, rows)
+  if (changed === null) fresh.push(...days)
+  else {
     const wanted = new Set(days.map(monthOf))
     const daily = monthDailyFigures(monthRows.filter((row) => wanted.has(dayOf(row.month))))
     const kept: Day[] = []
@@ -498,47 +530,23 @@ async function recomputeDayRows(
       const flags = await entryFlags(trx, user, runs, schedule.timezone)
       for (const day of kept) states.set(day, keptState(day, rows.get(day), daily.get(day), flags))
     }
-    // The days computed afresh are compared with their whole stored rows.
-    const freshRows = fresh.filter((day) => rows.has(day))
-    for (const day of freshRows) rows.delete(day)
-    await readDayRows(trx, user, asRuns(freshRows), rows)
   }
   for (const [from, to] of asRuns(fresh)) await computeRun(trx, user, from, to, rows, schedule, states, recomputed)
-  await writeChanged(trx, DAY_TABLE, user.companyId, recomputed, result.days)
+  await writeChanged(trx, DAY_TABLE, user.companyId, recomputed, result.days, result.stored!.days)
   return states
 }
 
 const asRuns = (days: Day[]) => dayRuns(days.map((day): [Day, Day] => [day, day]))
 
-/** What a day kept as stored contributes to its week and month (see `keptState`). */
-const KEPT_DAY_COLUMNS = [
-  'id',
-  'day',
-  'status',
-  'recomputable',
-  'durationMs',
-  'expectedDurationMs',
-  'submittedAt',
-  'submittedFirstAt',
-  'approvedAt',
-  'declinedAt',
-  'declinedNote'
-]
-
-/** The user's day rows in `runs` into `rows` (by day), all columns or `columns`. */
+/** The user's day rows in `runs` into `rows` (by day). */
 async function readDayRows(
   trx: Knex.Transaction,
   user: { companyId: number; userId: number },
   runs: [Day, Day][],
-  rows: Map<Day, Row>,
-  columns: string[] = ['*']
+  rows: Map<Day, Row>
 ) {
   for (const [from, to] of runs) {
-    for (const row of await trx(DAY_TABLE)
-      .where(user)
-      .where('day', '>=', from)
-      .where('day', '<=', to)
-      .select(...columns))
+    for (const row of await trx(DAY_TABLE).where(user).where('day', '>=', from).where('day', '<=', to))
       rows.set(dayOf(row.day), row)
   }
 }
@@ -685,7 +693,8 @@ interface Recomputation {
 /**
  * Writes the columns that differ from each row's stored values, the changed rows of the table
  * together (one statement, not one round trip per row); unchanged rows are not written.
- * `computed` rows (weeks, months) also record when their figures changed.
+ * `computed` rows (weeks, months) also record when their figures changed. Each written row, as
+ * stored now, goes into `stored` (the rows recomputed are read whole).
  */
 async function writeChanged(
   trx: Knex.Transaction,
@@ -693,14 +702,17 @@ async function writeChanged(
   companyId: number,
   recomputed: Recomputation[],
   changedIds: number[],
+  stored: Map<number, Row>,
   computed = false
 ) {
   const updates = recomputed
-    .map(({ row, columns }) => ({ id: Number(row.id), columns: toDb(changedColumns(row, columns)) }))
+    .map(({ row, columns }) => ({ row, id: Number(row.id), columns: toDb(changedColumns(row, columns)) }))
     .filter((update) => Object.keys(update.columns).length > 0)
   if (updates.length === 0) return
   const now = stamp()
-  await updateRows(trx, table, companyId, updates, { ...(computed ? { computedAt: now } : {}), updatedAt: now })
+  const common = { ...(computed ? { computedAt: now } : {}), updatedAt: now }
+  await updateRows(trx, table, companyId, updates, common)
+  for (const { row, id, columns } of updates) stored.set(id, { ...row, ...columns, ...common })
   changedIds.push(...updates.map((update) => update.id))
 }
 
@@ -716,7 +728,7 @@ async function recomputeWeekRows(
     const status = weekStatus(days)
     return { row, columns: { status, ...weekTimestamps(status, days), ...summarize(days) } }
   })
-  await writeChanged(trx, WEEK_TABLE, companyId, recomputed, result.weeks, true)
+  await writeChanged(trx, WEEK_TABLE, companyId, recomputed, result.weeks, result.stored!.weeks, true)
 }
 
 /** The columns of a month that come from its days. */
@@ -785,5 +797,5 @@ async function recomputeMonthChain(
     previous = { month: dayOf(row.month), carryOutMs: carry.carryOutMs }
     if (locked && i >= lastScoped) break
   }
-  await writeChanged(trx, MONTH_TABLE, companyId, recomputed, result.months, true)
+  await writeChanged(trx, MONTH_TABLE, companyId, recomputed, result.months, result.stored!.months, true)
 }

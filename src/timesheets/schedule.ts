@@ -154,20 +154,56 @@ export async function loadUserVersions(
   return versions
 }
 
-/** The company's schedule without a user (company versions only). */
-export async function loadCompanySchedule(db: Db, companyId: number): Promise<Schedule> {
-  const company = await db('companies').where({ id: companyId }).first('timezone')
-  if (!company) throw new Error(`No company ${companyId}`)
-  return new Schedule(company.timezone, await loadCompanyVersions(db, companyId))
+/** The company's schedule without a user (company versions only); `timezone` when the caller has read it. */
+export async function loadCompanySchedule(db: Db, companyId: number, timezone?: string): Promise<Schedule> {
+  const zone = timezone ?? (await db('companies').where({ id: companyId }).first('timezone'))?.timezone
+  if (zone === undefined) throw new Error(`No company ${companyId}`)
+  return new Schedule(zone, await loadCompanyVersions(db, companyId))
 }
 
-/** The schedule of one user: the company's versions, the user's own and where the account starts. */
+/** The schedule of one user: the company's versions, the user's own and where the account starts (`timezone`: the company's, when the caller has read it). */
 export async function loadSchedule(
   db: Db,
   companyId: number,
   userId: number,
-  account: AccountStart
+  account: AccountStart,
+  timezone?: string
 ): Promise<Schedule> {
-  const company = await loadCompanySchedule(db, companyId)
-  return company.forUser((await loadUserVersions(db, companyId, [userId])).get(userId) ?? [], account.employedFrom)
+  if (timezone === undefined) {
+    const company = await loadCompanySchedule(db, companyId)
+    return company.forUser((await loadUserVersions(db, companyId, [userId])).get(userId) ?? [], account.employedFrom)
+  }
+  // Both kinds of versions in one statement (every recomputation reads them), in date order.
+  const rows: Record<string, unknown>[] = await db('company_working_times')
+    .where({ companyId })
+    .select(
+      db.raw("'company' as kind"),
+      'validFrom',
+      'targetMinutes',
+      'breakRules',
+      'maxDailyMinutes',
+      'carryOverCapMinutes',
+      db.raw('null as targets')
+    )
+    .unionAll(
+      db('user_working_times')
+        .where({ companyId, userId })
+        .select(
+          db.raw("'user' as kind"),
+          'validFrom',
+          db.raw('null'),
+          db.raw('null'),
+          db.raw('null'),
+          db.raw('null'),
+          'targets'
+        )
+    )
+    .orderBy('validFrom')
+  const versions = (kind: string) => rows.filter((row) => row.kind === kind)
+  return new Schedule(
+    timezone,
+    versions('company').map(companyVersionOf),
+    versions('user').map(userVersionOf),
+    account.employedFrom
+  )
 }

@@ -45,11 +45,23 @@ const instant = (value: unknown) => (value === undefined ? undefined : value ===
 const given = (value: unknown) => value !== undefined && value !== null
 
 /** Fills `assignmentId` and `eventTypeId` from the event (else the type's event type) and checks they agree. */
-async function checkAssignment({ data, companyId, trx }: WriteContext<EntryPlan>): Promise<ValidationErrors> {
+async function checkAssignment({
+  data,
+  companyId,
+  trx,
+  referenced
+}: WriteContext<EntryPlan>): Promise<ValidationErrors> {
   const errors: ValidationErrors = {}
   // An invalid or missing typeId is the schema's 400; the span is still checked.
   if (data.typeId === undefined) return errors
-  const type = await trx('time_entry_types').where({ id: data.typeId, companyId }).first('isUnassigned', 'eventTypeId')
+  // The rows the reference check has just read, if it did (a missing one is its 400).
+  const stored = (field: string, table: string, id: unknown, columns: string[]): Promise<Row | undefined> =>
+    referenced?.[field]
+      ? Promise.resolve(referenced[field].get(Number(id)))
+      : trx(table)
+          .where({ id, companyId })
+          .first(...columns)
+  const type = await stored('typeId', 'time_entry_types', data.typeId, ['isUnassigned', 'eventTypeId'])
   if (!type) return errors // the reference check reports it
   if (type.isUnassigned) {
     for (const field of ['assignmentId', 'eventId']) {
@@ -58,7 +70,7 @@ async function checkAssignment({ data, companyId, trx }: WriteContext<EntryPlan>
     return errors
   }
   if (given(data.eventId)) {
-    const event = await trx('assignment_events').where({ id: data.eventId, companyId }).first('assignmentId', 'typeId')
+    const event = await stored('eventId', 'assignment_events', data.eventId, ['assignmentId', 'typeId'])
     if (!event) return errors
     if (given(data.assignmentId) && data.assignmentId !== Number(event.assignmentId)) {
       errors.assignmentId = `does not match the assignment of event ${data.eventId} (assignment ${event.assignmentId})`
@@ -107,8 +119,11 @@ async function assertNoOverlap(
   if (id !== undefined) finished.whereNot('id', id)
   const open = trx('time_entries').where({ companyId, userId }).whereNull('endsAt').select('id', 'startsAt', 'endsAt')
   if (id !== undefined) open.whereNot('id', id)
-  // In start order, as one scan gave them: the first overlapping entry is the one named.
-  const others: Row[] = [...(await open), ...(await finished)].sort((a, b) => millis(a.startsAt) - millis(b.startsAt))
+  // Both in one statement (each part keeps its index range); in start order, as one scan gave
+  // them: the first overlapping entry is the one named.
+  const others: Row[] = (await open.unionAll(finished)).sort(
+    (a: Row, b: Row) => millis(a.startsAt) - millis(b.startsAt)
+  )
   const running = clock.end === null ? others.find((other) => other.endsAt === null) : undefined
   if (running) {
     throw conflict(`User ${userId} already has a running time entry (id ${running.id})`, {

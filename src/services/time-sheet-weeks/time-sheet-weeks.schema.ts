@@ -1,5 +1,5 @@
 import { defineResource, output, patchOnly } from '../../resources/define-resource'
-import type { PlannedWrite, Row, WriteContext } from '../../resources/define-resource'
+import type { PlannedWrite, WriteContext } from '../../resources/define-resource'
 import { DateString, Enum, Id, Int32, Num, Str, Timestamp } from '../../resources/types'
 import { minutesOf } from '../../timesheets/durations'
 import { moveWeek } from '../../timesheets/fan-out'
@@ -16,9 +16,10 @@ async function lockWeekUser({ trx, companyId, existing }: WriteContext) {
 }
 
 /** A week's status fans out to its seven days (CONTRACT §7.5); the status it shows is derived from them. */
-async function fanOutWeek(id: number, { data, companyId, trx, params }: PlannedWrite) {
+async function fanOutWeek(_id: number, { data, companyId, trx, params, existing }: PlannedWrite) {
   if (data.status === undefined) return
-  const week: Row = await trx('time_sheet_weeks').where({ id, companyId }).first()
+  // The user and the week start, which a PATCH cannot change, as the write read them.
+  const week = existing!
   const owner = {
     companyId,
     userId: Number(week.userId),

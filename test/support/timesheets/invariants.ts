@@ -39,7 +39,12 @@ export async function assertMatchesRecomputation(knex: Knex, companyId: number, 
     .catch((error) => {
       if (error !== ROLLBACK) throw error
     })
-  assert.deepEqual(changed, { days: [], weeks: [], months: [] }, 'a recomputation from scratch changes stored rows')
+  const { days, weeks, months } = changed!
+  assert.deepEqual(
+    { days, weeks, months },
+    { days: [], weeks: [], months: [] },
+    'a recomputation from scratch changes stored rows'
+  )
   assert.deepEqual(JSON.parse(JSON.stringify(recomputed)), JSON.parse(JSON.stringify(stored)))
   return stored
 }
