@@ -173,7 +173,9 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
         try {
           await next()
         } finally {
-          await Promise.allSettled([knex.destroy(), changes.close(), limits.store.close(), bus.close()])
+          // The change signal's descriptors close after the pool: closing them while a connection is
+          // open would drop its SQLite locks (src/db/change-signal.ts).
+          await Promise.allSettled([knex.destroy().finally(() => changes.close()), limits.store.close(), bus.close()])
         }
       }
     ]

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
+import sqlite3 from 'sqlite3'
 import { createChangeSignal, type ChangeSignal } from '../../../src/db/change-signal'
 import { createKnex } from '../../../src/db/knex'
 import { createLogger } from '../../../src/logger'
@@ -69,6 +71,50 @@ describe('change signal on SQLite: every commit is seen by the next call', () =>
     // The new file is the one read from now on.
     await commit(db)
     assert.notEqual(signal.version(), second)
+  })
+
+  it("never drops this process's SQLite locks: another process cannot checkpoint past a reader of this one", async () => {
+    const file = url.replace(/^sqlite:\/\//, '')
+    for (let i = 0; i < 20; i++) await commit(opened[0])
+    // A connection of this process in a read transaction: its snapshot pins the WAL frames it reads.
+    const reader = new sqlite3.Database(file)
+    const run = (sql: string) =>
+      new Promise<unknown>((resolve, reject) => reader.all(sql, (err, rows) => (err ? reject(err) : resolve(rows))))
+    try {
+      await run('begin')
+      assert.deepEqual(await run('select count(*) as n from notes'), [{ n: 20 }])
+      // The signal reads the WAL index as it does on every request (the first call opens it).
+      for (let i = 0; i < 5; i++) assert.notEqual(signal.version(), null)
+      // Another process writes and asks for a full checkpoint: the reader's lock must hold it back
+      // (busy = 1). Closing any descriptor of the -shm in this process drops that lock, and the
+      // checkpoint then truncates the WAL under the reader ("database disk image is malformed").
+      const other = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const sqlite3 = require('sqlite3')
+           const db = new sqlite3.Database(process.argv[1])
+           db.configure('busyTimeout', 200)
+           db.serialize(() => {
+             for (let i = 0; i < 20; i++) db.run("insert into notes (body) values ('y')")
+             db.get('pragma wal_checkpoint(TRUNCATE)', (err, row) => {
+               if (err) throw err
+               process.stdout.write(JSON.stringify(row))
+               db.close()
+             })
+           })`,
+          file
+        ],
+        { encoding: 'utf8', cwd: process.cwd() }
+      )
+      assert.equal(other.status, 0, other.stderr)
+      assert.equal(JSON.parse(other.stdout).busy, 1, `the checkpoint went past the reader: ${other.stdout}`)
+      assert.deepEqual(await run('select count(*) as n from notes'), [{ n: 20 }])
+      await run('commit')
+      assert.deepEqual(await run('select count(*) as n from notes'), [{ n: 40 }])
+    } finally {
+      await new Promise((resolve) => reader.close(resolve))
+    }
   })
 
   it('answers null once closed', async () => {
