@@ -44,6 +44,60 @@ const WAKE_DELAY_MS = 20
 const DAY_MS = 24 * 60 * 60 * 1000
 /** How often an instance deletes old finished deliveries. */
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000
+/**
+ * A worker's claim on its subscription, renewed every third of its time-to-live from a timer for
+ * as long as the worker holds it, so that it cannot lapse while the worker is busy: a send that
+ * takes its whole timeout, a paced queueing step, or deliveries sent but not yet written (they
+ * are written every FLUSH_MS). Renewed only from the sending loop, a claim could expire between a
+ * receiver's 2xx and that write, and another instance that claimed the subscription then sent
+ * the same deliveries again. `held()` is false once a renewal found the claim taken (it expired
+ * while this instance could not reach the database), or when less than an attempt's timeout is
+ * left of the claim since its last successful renewal: an attempt that starts while it is held
+ * ends before the claim can.
+ */
+class ClaimLease {
+  private lost = false
+  private readonly timer: NodeJS.Timeout
+  private renewing: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly subscriptionId: number,
+    private readonly token: string,
+    /** When the claim was taken (its end is this plus `ttlMs`). */
+    private renewedAt: number,
+    private readonly ttlMs: number,
+    private readonly attemptMs: number,
+    private readonly logger: Logger
+  ) {
+    this.timer = setInterval(() => {
+      this.renewing = this.renew()
+    }, ttlMs / 3)
+    this.timer.unref()
+  }
+
+  private async renew() {
+    if (this.lost) return
+    const startedAt = Date.now()
+    try {
+      if (await renewClaim(this.knex, this.subscriptionId, this.token, new Date(startedAt + this.ttlMs)))
+        this.renewedAt = startedAt
+      else this.lost = true
+    } catch (error) {
+      this.logger.warn({ err: error, subscriptionId: this.subscriptionId }, 'webhooks: renewing a claim failed')
+    }
+  }
+
+  held() {
+    return !this.lost && Date.now() - this.renewedAt < this.ttlMs - this.attemptMs
+  }
+
+  async end() {
+    clearInterval(this.timer)
+    await this.renewing
+  }
+}
+
 /** Steps through the log (each examines up to QUEUE_STEP events) before a batch goes out. */
 const MAX_QUEUE_STEPS = 20
 /** What one step of queueing weighs against one delivery, for the pacer. */
@@ -79,8 +133,8 @@ export class WebhookDispatcher {
 
   constructor(private readonly options: DispatcherOptions) {
     const { settings } = options
-    // A claim is renewed when half of it is left: that half must cover a whole attempt, or another
-    // instance could take the subscription over while an attempt is still under way.
+    // An attempt starts only while more than its timeout is left of the claim, and the claim is
+    // renewed every third of its time: with less than two timeouts, attempts would rarely start.
     if (settings.claimTtlMs < 2 * settings.timeoutMs)
       throw new Error(
         `webhooks.claimTtlMs (${settings.claimTtlMs}) must be at least twice webhooks.timeoutMs (${settings.timeoutMs})`
@@ -169,7 +223,7 @@ export class WebhookDispatcher {
     })
     for (const subscription of claimed) {
       let failed = false
-      const work = this.work(subscription)
+      const work = this.work(subscription, now.getTime())
         .catch((error) => {
           failed = true
           this.options.logger.warn({ err: error, subscriptionId: subscription.id }, 'webhooks: sending failed')
@@ -185,16 +239,19 @@ export class WebhookDispatcher {
   }
 
   /** Queues and sends for one claimed subscription, then gives the claim back. */
-  private async work(subscription: ClaimedSubscription) {
-    const { knex, settings, appSecret } = this.options
+  private async work(subscription: ClaimedSubscription, claimedAt: number) {
+    const { knex, settings, appSecret, logger } = this.options
+    const lease = new ClaimLease(
+      knex,
+      subscription.id,
+      this.token,
+      claimedAt,
+      settings.claimTtlMs,
+      settings.timeoutMs,
+      logger
+    )
     try {
       const signer = new Webhook(decryptSigningSecret(subscription.secret, appSecret))
-      let renewAt = Date.now() + settings.claimTtlMs / 2
-      const keepClaim = async () => {
-        if (Date.now() < renewAt) return true
-        renewAt = Date.now() + settings.claimTtlMs / 2
-        return renewClaim(knex, subscription.id, this.token, new Date(Date.now() + settings.claimTtlMs))
-      }
       const stopped = () => this.stopping
       let sent = 0
       while (!this.stopping && sent < settings.batchSize) {
@@ -215,11 +272,13 @@ export class WebhookDispatcher {
           this.wakeAt(due)
           break
         }
-        const result = await this.sendInOrder(subscription, signer, queue, keepClaim)
+        const result = await this.sendInOrder(subscription, signer, queue, () => lease.held())
         sent += result.sent
         if (result.stop) break
       }
     } finally {
+      // Renewed until the claim goes back: the deliveries this worker sent are written by then.
+      await lease.end()
       await releaseClaim(knex, subscription.id, this.token, new Date())
     }
   }
@@ -232,22 +291,24 @@ export class WebhookDispatcher {
     subscription: ClaimedSubscription,
     signer: Webhook,
     queue: QueuedDelivery[],
-    keepClaim: () => Promise<boolean>
+    holdsClaim: () => boolean
   ): Promise<{ sent: number; stop: boolean }> {
     const { knex, settings } = this.options
     const delivered: { id: number; status: number }[] = []
     const expired: number[] = []
     let flushedAt = Date.now()
     const flush = async () => {
-      await recordDelivered(knex, subscription.id, delivered.splice(0), new Date())
-      await dropExpired(knex, expired.splice(0))
+      // Taken off the lists only once written: a failed write is tried again at the next flush.
+      await recordDelivered(knex, subscription.id, delivered, new Date())
+      delivered.length = 0
+      await dropExpired(knex, expired)
+      expired.length = 0
       flushedAt = Date.now()
     }
     let sent = 0
     try {
       for (const delivery of queue) {
-        if (!(await this.options.pacer.turn(1, () => this.stopping)) || !(await keepClaim()))
-          return { sent, stop: true }
+        if (!(await this.options.pacer.turn(1, () => this.stopping)) || !holdsClaim()) return { sent, stop: true }
         if (delivery.data === null || delivery.occurredAt === null) {
           expired.push(delivery.id)
           continue
