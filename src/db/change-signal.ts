@@ -75,30 +75,26 @@ export function createChangeSignal(url: string, logger: Logger): ChangeSignal {
  * live one: SQLite deletes `-shm` when the last connection closes (the server's pool keeps one,
  * but a reconnect can leave none for a moment) and the next connection makes a new file, whose
  * commits the old one never shows. The header is read before the `stat`, so a same inode means it
- * was read from the live file (an inode cannot be reused while this descriptor holds it).
+ * was read from the live file (an inode cannot be reused while this descriptor holds it). Any
+ * other answer closes it and takes the slow path, which compares the identities of both files.
+ * The main file's identity (a database replaced by a restore) is only checked there: while a
+ * `-shm` stays live, some connection still has the database open, and replacing the file under
+ * an open connection is not something SQLite supports (it goes on reading the old file); a
+ * restore with every connection closed removes the `-shm`, which the next request notices.
  *
- * **Never close a descriptor of the database or its `-shm` while SQLite may hold locks on them.**
- * SQLite's locks are POSIX advisory locks, which belong to the process and the file: closing any
- * descriptor of the file drops every lock the process holds on it, those of its SQLite
- * connections included (sqlite.org/howtocorrupt.html, 2.2). This signal used to open, read and
- * close the `-shm` on every request: each close dropped the read locks of this process's
- * connection, another process then checkpointed over pages it was still reading, and a benchmark
- * with three processes on one file ended with "database disk image is malformed". So:
- * - the `-shm` is opened once and kept open; it is closed only once its path names another file or
- *   none (SQLite deleted it, which it does only when no connection of any process has it open:
- *   nothing of this process holds a lock on that inode any more);
- * - the main file (the counter of a database in rollback-journal mode, and the identity a restore
- *   changes) is opened once and never closed before `close()`: a file replaced under a running
- *   server is still the one its connections have open and lock, so its descriptor stays, and the
- *   new file gets one of its own;
- * - `close()` runs after the process's pools are destroyed (src/app.ts).
+ * The `-shm` must stay open: SQLite's locks are POSIX advisory locks, which belong to the process
+ * and the file, so closing any descriptor of the file drops every lock the process holds on it,
+ * those of its own SQLite connections included (sqlite.org/howtocorrupt.html, 2.2). The signal of
+ * 93b344a opened and closed the `-shm` on every request: another process then checkpointed past
+ * a snapshot this one was still reading, and a benchmark with three processes on one file ended
+ * with "database disk image is malformed" (test/unit/db/change-signal.test.ts). It is closed only
+ * when its path names another file or none (SQLite removed it, which it does only when no
+ * connection has it open). The main file is opened and closed only while there is no `-shm`.
  */
 class SqliteChangeSignal implements ChangeSignal {
   private readonly shm: string
   /** The live WAL index, open; null while there is none (rollback journal, no connection yet). */
-  private walIndex: Opened | null = null
-  /** Every main file this signal opened (the live one last): kept open until `close()`, see above. */
-  private readonly mainFiles: Opened[] = []
+  private walIndex: { fd: number; ino: bigint; dev: bigint } | null = null
   /** What the slow path saw: both files' identities and their counters. */
   private last = ''
   private counter = 0
@@ -124,7 +120,7 @@ class SqliteChangeSignal implements ChangeSignal {
   }
 
   /** Reads the open WAL index's header; false when the file is no longer the one at its path. */
-  private readLive(walIndex: Opened): boolean {
+  private readLive(walIndex: { fd: number; ino: bigint; dev: bigint }): boolean {
     const length = fs.readSync(walIndex.fd, this.header, 0, 48, 0)
     const live = fs.statSync(this.shm, { bigint: true, throwIfNoEntry: false })
     if (!live || live.ino !== walIndex.ino || live.dev !== walIndex.dev) return false
@@ -138,22 +134,29 @@ class SqliteChangeSignal implements ChangeSignal {
 
   /** Opens the WAL index at its path anew (if there is one) and compares everything with the last slow path. */
   private reopen() {
-    this.dropRemovedWalIndex()
-    const main = this.liveMainFile()
+    this.closeWalIndex()
+    const main = fs.statSync(this.filename, { bigint: true })
     let state: string
-    const fd = this.walIndex ? null : openIfExists(this.shm)
+    const fd = openIfExists(this.shm)
     if (fd !== null) {
-      const { ino, dev } = fs.fstatSync(fd, { bigint: true })
-      // Kept even if the read below fails: closing it could drop a connection's locks.
-      this.walIndex = { fd, ino, dev }
-      this.seenLength = fs.readSync(fd, this.seen, 0, 48, 0)
-    }
-    if (this.walIndex) {
-      const { ino, dev } = this.walIndex
-      state = [main.ino, main.dev, ino, dev, this.seen.toString('hex', 0, this.seenLength)].join(':')
+      try {
+        const { ino, dev } = fs.fstatSync(fd, { bigint: true })
+        this.seenLength = fs.readSync(fd, this.seen, 0, 48, 0)
+        this.walIndex = { fd, ino, dev }
+        state = [main.ino, main.dev, ino, dev, this.seen.toString('hex', 0, this.seenLength)].join(':')
+      } catch (error) {
+        fs.closeSync(fd)
+        throw error
+      }
     } else {
-      const length = fs.readSync(main.fd, this.header, 24, 4, 24)
-      state = [main.ino, main.dev, this.header.toString('hex', 24, 24 + length)].join(':')
+      const mainFd = openIfExists(this.filename)
+      if (mainFd === null) throw new Error('the database file is missing')
+      try {
+        const length = fs.readSync(mainFd, this.header, 24, 4, 24)
+        state = [main.ino, main.dev, this.header.toString('hex', 24, 24 + length)].join(':')
+      } finally {
+        fs.closeSync(mainFd)
+      }
     }
     if (state !== this.last) {
       this.last = state
@@ -161,43 +164,17 @@ class SqliteChangeSignal implements ChangeSignal {
     }
   }
 
-  /** The main file at its path, opened once per file (see the class comment). */
-  private liveMainFile(): Opened {
-    const at = fs.statSync(this.filename, { bigint: true })
-    const known = this.mainFiles.find((file) => file.ino === at.ino && file.dev === at.dev)
-    if (known) return known
-    const fd = openIfExists(this.filename)
-    if (fd === null) throw new Error('the database file is missing')
-    const { ino, dev } = fs.fstatSync(fd, { bigint: true })
-    const opened = { fd, ino, dev }
-    this.mainFiles.push(opened)
-    return opened
-  }
-
-  /** Closes the WAL index when its path names another file or none: SQLite removed it, nobody locks it. */
-  private dropRemovedWalIndex() {
+  private closeWalIndex() {
     if (!this.walIndex) return
-    const live = fs.statSync(this.shm, { bigint: true, throwIfNoEntry: false })
-    if (live && live.ino === this.walIndex.ino && live.dev === this.walIndex.dev) return
     const { fd } = this.walIndex
     this.walIndex = null
     fs.closeSync(fd)
   }
 
-  /** After the process's pools are destroyed: no connection holds a lock these descriptors could drop. */
   async close() {
     this.closed = true
-    const files = [...this.mainFiles.splice(0), ...(this.walIndex ? [this.walIndex] : [])]
-    this.walIndex = null
-    for (const { fd } of files) fs.closeSync(fd)
+    this.closeWalIndex()
   }
-}
-
-/** An open file and the identity it had when opened. */
-interface Opened {
-  fd: number
-  ino: bigint
-  dev: bigint
 }
 
 /** A read-only descriptor of `file`, or null when it does not exist. */
