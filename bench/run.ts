@@ -1,3 +1,4 @@
+import * as prettier from 'prettier'
 import autocannon from 'autocannon'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -494,7 +495,10 @@ async function main() {
     engines: results,
     targets
   }
-  fs.writeFileSync(args.output!, JSON.stringify(output, null, 2) + '\n')
+  // Formatted as the lint checks the committed file (prettier), so a new run can be committed as written.
+  const json = JSON.stringify(output, null, 2)
+  const style = (await prettier.resolveConfig(args.output!)) ?? {}
+  fs.writeFileSync(args.output!, await prettier.format(json, { ...style, parser: 'json' }))
   log(`\nwrote ${path.relative(process.cwd(), args.output!)}`)
 }
 
