@@ -154,11 +154,16 @@ export async function loadUserVersions(
   return versions
 }
 
-/** The company's schedule without a user (company versions only); `timezone` when the caller has read it. */
-export async function loadCompanySchedule(db: Db, companyId: number, timezone?: string): Promise<Schedule> {
-  const zone = timezone ?? (await db('companies').where({ id: companyId }).first('timezone'))?.timezone
+/** The company's timezone (every schedule is read in it). */
+async function companyTimezone(db: Db, companyId: number): Promise<string> {
+  const zone = (await db('companies').where({ id: companyId }).first('timezone'))?.timezone
   if (zone === undefined) throw new Error(`No company ${companyId}`)
-  return new Schedule(zone, await loadCompanyVersions(db, companyId))
+  return zone
+}
+
+/** The company's schedule without a user (company versions only). */
+export async function loadCompanySchedule(db: Db, companyId: number): Promise<Schedule> {
+  return new Schedule(await companyTimezone(db, companyId), await loadCompanyVersions(db, companyId))
 }
 
 /** The schedule of one user: the company's versions, the user's own and where the account starts (`timezone`: the company's, when the caller has read it). */
@@ -169,10 +174,7 @@ export async function loadSchedule(
   account: AccountStart,
   timezone?: string
 ): Promise<Schedule> {
-  if (timezone === undefined) {
-    const company = await loadCompanySchedule(db, companyId)
-    return company.forUser((await loadUserVersions(db, companyId, [userId])).get(userId) ?? [], account.employedFrom)
-  }
+  const zone = timezone ?? (await companyTimezone(db, companyId))
   // Both kinds of versions in one statement (every recomputation reads them), in date order.
   const rows: Record<string, unknown>[] = await db('company_working_times')
     .where({ companyId })
@@ -201,7 +203,7 @@ export async function loadSchedule(
     .orderBy('validFrom')
   const versions = (kind: string) => rows.filter((row) => row.kind === kind)
   return new Schedule(
-    timezone,
+    zone,
     versions('company').map(companyVersionOf),
     versions('user').map(userVersionOf),
     account.employedFrom
