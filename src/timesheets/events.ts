@@ -87,7 +87,7 @@ export function logFanOut(params: Params, result: FanOutResult) {
       path: 'v1/time-sheet-days',
       event: 'patched',
       ids: result.moved,
-      stored: latestOf({ days: result.movedRows, weeks: new Map(), months: new Map() }, result.changed.stored).days
+      stored: new Map([...result.movedRows, ...(result.changed.stored?.days ?? [])])
     }
   ])
 }
