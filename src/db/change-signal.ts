@@ -139,15 +139,12 @@ class SqliteChangeSignal implements ChangeSignal {
     let state: string
     const fd = openIfExists(this.shm)
     if (fd !== null) {
-      try {
-        const { ino, dev } = fs.fstatSync(fd, { bigint: true })
-        this.seenLength = fs.readSync(fd, this.seen, 0, 48, 0)
-        this.walIndex = { fd, ino, dev }
-        state = [main.ino, main.dev, ino, dev, this.seen.toString('hex', 0, this.seenLength)].join(':')
-      } catch (error) {
-        fs.closeSync(fd)
-        throw error
-      }
+      // Kept from here on, even when a call below fails: closing it would drop this process's
+      // locks on the file (see the class comment). A failed `fstat` leaves it open and unused.
+      const { ino, dev } = fs.fstatSync(fd, { bigint: true })
+      this.walIndex = { fd, ino, dev }
+      this.seenLength = fs.readSync(fd, this.seen, 0, 48, 0)
+      state = [main.ino, main.dev, ino, dev, this.seen.toString('hex', 0, this.seenLength)].join(':')
     } else {
       const mainFd = openIfExists(this.filename)
       if (mainFd === null) throw new Error('the database file is missing')
