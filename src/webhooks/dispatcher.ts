@@ -71,7 +71,8 @@ class ClaimLease {
     private readonly logger: Logger
   ) {
     this.timer = setInterval(() => {
-      this.renewing = this.renew()
+      // One renewal at a time: a slow one is not overtaken by the next (end() waits for all).
+      this.renewing = this.renewing.then(() => this.renew())
     }, ttlMs / 3)
     this.timer.unref()
   }
