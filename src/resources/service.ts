@@ -21,6 +21,9 @@ import { isForeignKeyViolation, stillReferenced } from './errors'
 import type { Dialect, ListSearch } from '../db/dialect'
 import { journalOf, loggedTransaction } from '../events/journal'
 
+/** The column that carries a list's total on each of its rows (not a field of any resource). */
+const LIST_TOTAL = 'listTotal'
+
 export interface ListEnvelope<T = Row> {
   page: number
   pages: number
@@ -101,15 +104,24 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     for (const [field, direction] of list.sort)
       builder.orderByRaw(`?? ${direction === 1 ? 'asc' : 'desc'} nulls last`, [`${table}.${field}`])
     const counting = this.dialect.count(builder)
+    // The count rides along with the page as an uncorrelated subquery (both databases run it once
+    // per statement): one statement per list, not two. A page past the end has no row to carry
+    // it, and is counted apart; an empty first page means nothing matched.
+    builder.select(counting.clone().as(LIST_TOTAL))
     builder.limit(list.size)
     if (list.page > 0) builder.offset(list.page * list.size)
     const rows: Row[] = await builder.catch(errorHandler)
-    const [{ total }] = await counting.catch(errorHandler)
+    const total =
+      rows.length > 0
+        ? Number(rows[0][LIST_TOTAL])
+        : list.page === 0
+          ? 0
+          : Number((await counting.catch(errorHandler))[0].total)
     const envelope: ListEnvelope = {
       page: list.page,
-      pages: Math.ceil(Number(total) / list.size),
+      pages: Math.ceil(total / list.size),
       size: list.size,
-      total: Number(total),
+      total,
       items: await this.decode(rows, params, 'find')
     }
     return envelope

@@ -151,10 +151,17 @@ forEachDatabase('HTTP conventions', (suite) => {
     it('pages through with page and size; a page past the end is empty', async () => {
       const last = await a.api.get('/v1/customers', { 'companyName[$like]': `${tag}%`, page: 2, size: 10 })
       assert.equal(last.body.items.length, 7)
+      assert.equal(last.body.total, 27, 'the count of a short last page is the whole match')
+      // The total rides on the page's rows (one statement): a page past the end has none and is counted apart.
       const past = await a.api.get('/v1/customers', { 'companyName[$like]': `${tag}%`, page: 9, size: 20 })
       assert.equal(past.status, 200)
       assert.deepEqual(past.body.items, [])
       assert.equal(past.body.pages, 2)
+      assert.equal(past.body.total, 27)
+      const none = await a.api.get('/v1/customers', { 'companyName[$like]': `${tag}-nothing%` })
+      assert.deepEqual([none.body.items, none.body.total, none.body.pages], [[], 0, 0])
+      const single = await a.api.get(`/v1/customers/${last.body.items[0].id}`)
+      assert.deepEqual(last.body.items[0], single.body, 'a listed record is the record, with no column of the count')
     })
 
     it('400 for page and size out of range or not integers, naming them', async () => {
