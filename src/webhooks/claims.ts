@@ -64,6 +64,12 @@ export async function claimSubscriptions(
   })
 }
 
+/** The companies that have an active subscription (the dispatcher wakes only for their writes). */
+export async function subscribedCompanies(knex: Knex): Promise<number[]> {
+  const rows: { companyId: number }[] = await knex(SUBSCRIPTIONS).whereNull('deactivatedAt').distinct('companyId')
+  return rows.map((row) => Number(row.companyId))
+}
+
 /** Extends the claim; false when it is no longer this instance's (it expired and another took it, or the subscription went). */
 export async function renewClaim(knex: Knex, id: number, token: string, until: Date): Promise<boolean> {
   return (await knex(SUBSCRIPTIONS).where({ id, claimedBy: token }).update({ claimedUntil: until.toISOString() })) > 0

@@ -8,7 +8,7 @@ import { Resolver, systemResolver } from './addresses'
 import { decryptSigningSecret } from './secrets'
 import { deliveryBody, WebhookSender } from './send'
 import { Pacer } from './pacer'
-import { claimSubscriptions, ClaimedSubscription, releaseClaim, renewClaim } from './claims'
+import { claimSubscriptions, ClaimedSubscription, releaseClaim, renewClaim, subscribedCompanies } from './claims'
 import { QUEUE_STEP, QueuedDelivery, queuedDeliveries, queueNewEvents } from './queue'
 import { dropExpired, pruneDeliveries, recordDelivered, recordFailure } from './outcomes'
 
@@ -21,10 +21,11 @@ import { dropExpired, pruneDeliveries, recordDelivered, recordFailure } from './
  * claim goes back and the subscription waits its turn behind the others. Workers of different
  * subscriptions do not wait for each other, so a slow or failing receiver delays only itself.
  *
- * Rounds start when this instance's services emit an event (a write committed; with REDIS_URL
- * also another instance's), when a retry this instance scheduled comes due, and every `pollMs`
- * (writes of instances it does not hear from, and other instances' retries). An idle round is
- * one query over the active subscriptions.
+ * Rounds start when the log's wake-up (`event-log.appended` on the bus: a write committed here or,
+ * with REDIS_URL, on another instance) names a company with an active subscription, when a
+ * subscription is written here, when a retry this instance scheduled comes due, and every
+ * `pollMs` (writes of instances it does not hear from, other instances' retries and
+ * subscriptions). An idle round is one query over the active subscriptions.
  *
  * While the instance serves requests, the work is paced (`Pacer`, `webhooks.busyPerSecond`).
  *
@@ -131,6 +132,14 @@ export class WebhookDispatcher {
   private round?: Promise<void>
   private again = false
   private stopping = false
+  /**
+   * The companies with an active subscription, as the last poll read them; null until then. A
+   * write of another company wakes no round: most companies have no webhooks, and a round is a
+   * claiming transaction on the database. A subscription created here is added at once; one
+   * created on another instance is found by the next poll (`pollMs`).
+   */
+  private subscribed: Set<number> | null = null
+  private readonly cleanups: (() => void)[] = []
 
   constructor(private readonly options: DispatcherOptions) {
     const { settings } = options
@@ -148,10 +157,34 @@ export class WebhookDispatcher {
   }
 
   start() {
-    this.pollTimer = setInterval(() => this.wake(), this.options.settings.pollMs)
+    this.pollTimer = setInterval(() => void this.poll(), this.options.settings.pollMs)
     this.pollTimer.unref()
     this.pruneTimer = setInterval(() => void this.prune(), PRUNE_INTERVAL_MS)
     this.pruneTimer.unref()
+    void this.poll()
+  }
+
+  /** Reads which companies have active subscriptions, then runs a round (due retries, lost wake-ups). */
+  private async poll() {
+    if (this.stopping) return
+    try {
+      this.subscribed = new Set(await subscribedCompanies(this.options.knex))
+    } catch {
+      // The database is away: every write wakes a round until the next poll reads the set.
+      this.subscribed = null
+    }
+    this.wake()
+  }
+
+  /** A committed write of `companyId`: a round soon, if the company has webhooks. */
+  wrote(companyId: number | undefined) {
+    if (companyId !== undefined && this.subscribed && !this.subscribed.has(companyId)) return
+    this.wake()
+  }
+
+  /** A subscription of `companyId` was created or changed here: its company has webhooks now. */
+  subscriptionChanged(companyId: number | undefined) {
+    if (companyId !== undefined) this.subscribed?.add(companyId)
     this.wake()
   }
 
@@ -338,9 +371,15 @@ export class WebhookDispatcher {
     }
   }
 
+  /** Runs `cleanup` when the dispatcher stops (the listeners that wake it). */
+  onStop(cleanup: () => void) {
+    this.cleanups.push(cleanup)
+  }
+
   /** Stops claiming; the attempts under way finish and are written, the claims go back. */
   async stop() {
     this.stopping = true
+    for (const cleanup of this.cleanups.splice(0)) cleanup()
     clearInterval(this.pollTimer)
     clearInterval(this.pruneTimer)
     clearTimeout(this.wakeTimer)

@@ -1,7 +1,8 @@
 import type { Server } from 'node:http'
 import type { Knex } from 'knex'
 import { NotFound } from '@feathersjs/errors'
-import type { Application, NextFunction } from '../../declarations'
+import type { Application, HookContext, NextFunction } from '../../declarations'
+import { TOPICS, type LogAppendedMessage } from '../../sync/topics'
 import { API_PREFIX, registerResource } from '../../resources/register'
 import { mapDatabaseErrors } from '../../resources/errors'
 import { requireApiKey } from '../../resources/hooks'
@@ -101,11 +102,18 @@ function startDelivery(app: Application, server?: Server) {
   })
   app.set('webhookDispatcher', dispatcher)
   app.set('webhookDb', senderDb)
-  // Every committed write announces its records: a round soon after, not at the next poll.
-  const wake = () => dispatcher.wake()
-  for (const [path, service] of Object.entries(app.services)) {
-    if (!path.startsWith(`${API_PREFIX}/`) || typeof service.on !== 'function') continue
-    for (const event of ['created', 'patched', 'removed']) service.on(event, wake)
-  }
+  // Every committed write of any instance announces its company's new log head on the bus (the
+  // wake-up realtime follows too): a round soon after, not at the next poll, when the company has
+  // webhooks. A subscription written here makes its company one that has them.
+  const unsubscribe = app.get('bus').subscribe(TOPICS.eventLogAppended, (message) => {
+    const { companyId } = (message ?? {}) as Partial<LogAppendedMessage>
+    dispatcher.wrote(Number.isSafeInteger(companyId) ? companyId : undefined)
+  })
+  dispatcher.onStop(unsubscribe)
+  const subscriptions = app.service(`${API_PREFIX}/${webhookSubscriptionResource.path}`)
+  for (const event of ['created', 'patched', 'removed'] as const)
+    subscriptions.on(event, (record: { companyId?: number } | undefined, context?: HookContext) =>
+      dispatcher.subscriptionChanged(context?.params?.company?.id ?? record?.companyId)
+    )
   dispatcher.start()
 }
