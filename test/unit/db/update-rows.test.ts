@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict'
+import type { Knex } from 'knex'
+import { updateRows } from '../../../src/db/update-rows'
+import { forEachDatabase } from '../../support/harness'
+
+/**
+ * `updateRows` (src/db/update-rows.ts): many rows, each with its own columns, in one statement;
+ * SQLite sends them as JSON (`json_each`), PostgreSQL as CASE arms. Both must write exactly what
+ * one UPDATE per row would.
+ */
+forEachDatabase('updateRows', (suite) => {
+  const table = `update_rows_probe_${process.pid}`
+  let db: Knex
+
+  before(async () => {
+    db = suite.server().knex
+    await db.schema.dropTableIfExists(table)
+    await db.schema.createTable(table, (t) => {
+      t.increments('id')
+      t.integer('companyId').notNullable()
+      t.bigInteger('amountMs')
+      t.text('note')
+      t.boolean('flag')
+      suite.db.name === 'postgres' ? t.jsonb('figures') : t.text('figures')
+      t.timestamp('touchedAt', { useTz: true })
+      t.text('updatedAt')
+    })
+  })
+  after(async () => {
+    await db.schema.dropTableIfExists(table)
+  })
+
+  const seed = async (companyId: number, count: number) => {
+    const rows = Array.from({ length: count }, (_, i) => ({
+      companyId,
+      amountMs: i,
+      note: `row ${i}`,
+      flag: false,
+      figures: JSON.stringify([[i, i]]),
+      touchedAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: 'before'
+    }))
+    const ids: number[] = []
+    for (const row of rows) {
+      const [inserted] = await db(table).insert(row).returning('id')
+      ids.push(Number(typeof inserted === 'object' ? inserted.id : inserted))
+    }
+    return ids
+  }
+
+  const read = async (ids: number[]) => {
+    const rows = await db(table).whereIn('id', ids).orderBy('id')
+    return rows.map((row) => ({
+      amountMs: Number(row.amountMs),
+      note: row.note,
+      flag: Boolean(row.flag),
+      figures: typeof row.figures === 'string' ? JSON.parse(row.figures) : row.figures,
+      touchedAt: new Date(row.touchedAt).toISOString(),
+      updatedAt: row.updatedAt
+    }))
+  }
+
+  it('sets each row its own columns, keeps the ones it has no value for, sets NULLs, and the common ones everywhere', async () => {
+    const ids = await seed(1, 4)
+    const big = 2 ** 53 - 1
+    await db.transaction((trx) =>
+      updateRows(
+        trx,
+        table,
+        1,
+        [
+          { id: ids[0], columns: { amountMs: big, note: null } },
+          {
+            id: ids[1],
+            columns: {
+              flag: true,
+              figures: JSON.stringify([
+                [7, 8],
+                [9, 10]
+              ])
+            }
+          },
+          { id: ids[2], columns: { note: 'it\'s "quoted" — ünïcode', touchedAt: '2026-03-29T01:00:00.000Z' } }
+        ],
+        { updatedAt: 'after' }
+      )
+    )
+    assert.deepEqual(await read(ids), [
+      {
+        amountMs: big,
+        note: null,
+        flag: false,
+        figures: [[0, 0]],
+        touchedAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: 'after'
+      },
+      {
+        amountMs: 1,
+        note: 'row 1',
+        flag: true,
+        figures: [
+          [7, 8],
+          [9, 10]
+        ],
+        touchedAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: 'after'
+      },
+      {
+        amountMs: 2,
+        note: 'it\'s "quoted" — ünïcode',
+        flag: false,
+        figures: [[2, 2]],
+        touchedAt: '2026-03-29T01:00:00.000Z',
+        updatedAt: 'after'
+      },
+      // Not named: untouched, the common columns included.
+      {
+        amountMs: 3,
+        note: 'row 3',
+        flag: false,
+        figures: [[3, 3]],
+        touchedAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: 'before'
+      }
+    ])
+  })
+
+  it("never writes another company's row, even when its id is named", async () => {
+    const mine = await seed(2, 1)
+    const theirs = await seed(3, 1)
+    await updateRows(db, table, 2, [
+      { id: mine[0], columns: { amountMs: 100 } },
+      { id: theirs[0], columns: { amountMs: 100 } }
+    ])
+    assert.deepEqual(
+      (await read([...mine, ...theirs])).map((row) => row.amountMs),
+      [100, 0]
+    )
+  })
+
+  it('writes hundreds of rows in one call (more than one PostgreSQL chunk), and nothing for none', async () => {
+    const ids = await seed(4, 250)
+    await updateRows(db, table, 4, [])
+    await updateRows(
+      db,
+      table,
+      4,
+      ids.map((id, i) => ({ id, columns: { amountMs: 1000 + i, ...(i % 2 ? { flag: true } : {}) } }))
+    )
+    const rows = await read(ids)
+    assert.deepEqual(
+      rows.map((row) => row.amountMs),
+      ids.map((_, i) => 1000 + i)
+    )
+    assert.deepEqual(
+      rows.map((row) => row.flag),
+      ids.map((_, i) => i % 2 === 1)
+    )
+  })
+
+  it('refuses a column that is both common and per row', async () => {
+    await assert.rejects(
+      updateRows(db, table, 1, [{ id: 1, columns: { updatedAt: 'x' } }], { updatedAt: 'y' }),
+      /updatedAt is both a common and a per-row column/
+    )
+  })
+})
