@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { lockedForWrite } from '../db/dialect'
 import { EVENT_LOG, firstQueued, iso, SUBSCRIPTIONS } from './queue'
 
 /**
@@ -78,10 +79,20 @@ export async function renewClaim(knex: Knex, id: number, token: string, until: D
 /**
  * Gives the claim up, noting when the subscription has work next: its first queued delivery's
  * next attempt (null when nothing is queued). The claim's end stays as the time it was last served.
+ *
+ * The subscription's row is locked before the queue is read, as a replay and the queueing of new
+ * events lock it before they queue: a replay that commits while the claim goes back is either
+ * seen here, or sees the released row and sets `dueAt` itself. Read unlocked, the queue could be
+ * read before a replay committed and `dueAt` written as null after it: the replayed deliveries
+ * then waited for the subscription's next event, however long that took.
  */
 export async function releaseClaim(knex: Knex, id: number, token: string, now: Date) {
-  const head = await firstQueued(knex, id)
-  await knex(SUBSCRIPTIONS)
-    .where({ id, claimedBy: token })
-    .update({ claimedBy: null, claimedUntil: now.toISOString(), dueAt: head ? iso(head.nextAttemptAt) : null })
+  await knex.transaction(async (trx) => {
+    const held = await lockedForWrite(trx, trx(SUBSCRIPTIONS).where({ id, claimedBy: token })).first('id')
+    if (!held) return
+    const head = await firstQueued(trx, id)
+    await trx(SUBSCRIPTIONS)
+      .where({ id, claimedBy: token })
+      .update({ claimedBy: null, claimedUntil: now.toISOString(), dueAt: head ? iso(head.nextAttemptAt) : null })
+  })
 }
