@@ -40,6 +40,15 @@ export async function updateRows(
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row.columns)))]
   for (const column of columns)
     if (column in common) throw new Error(`updateRows: ${column} is both a common and a per-row column`)
+  // Both forms take the same values, and a row once (the JSON form would keep one of two).
+  const ids = new Set<number>()
+  for (const row of rows) {
+    if (ids.has(row.id)) throw new Error(`updateRows: row ${row.id} is named twice`)
+    ids.add(row.id)
+    for (const [column, value] of Object.entries(row.columns))
+      if (!jsonSafe(value))
+        throw new Error(`updateRows: ${column} of row ${row.id} is not a number, text, boolean or null`)
+  }
   if (db.client.config.client !== 'pg') return updateRowsFromJson(db, table, companyId, rows, columns, common)
   for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
     const chunk = rows.slice(start, start + ROWS_PER_STATEMENT)
@@ -61,6 +70,13 @@ export async function updateRows(
       .update(set)
   }
 }
+
+/** What goes through JSON as the CASE form binds it: finite numbers, text, booleans, null (JSON documents as text). */
+const jsonSafe = (value: unknown) =>
+  value === null ||
+  typeof value === 'string' ||
+  typeof value === 'boolean' ||
+  (typeof value === 'number' && Number.isFinite(value))
 
 /** SQLite's form: `UPDATE … FROM json_each(?)`, one statement whatever the number of rows. */
 async function updateRowsFromJson(
@@ -90,12 +106,11 @@ async function updateRowsFromJson(
     }
   }
   const payload = JSON.stringify(rows.map((row) => ({ ...row.columns, $id: row.id })))
-  await db.raw(`UPDATE ?? SET ${sql.join(', ')} FROM json_each(?) AS j WHERE ?? = ? AND ?? = (j.value ->> '$."$id"')`, [
-    table,
-    ...bindings,
-    payload,
-    own('companyId'),
-    companyId,
-    own('id')
-  ])
+  // `+company_id` keeps SQLite off the company's index: without statistics for the table (a new
+  // deployment whose connection opened on empty tables) it otherwise walked all of the company's
+  // rows and scanned the JSON for each (31 rows of 40 000: 512 ms); so it looks each row up by id.
+  await db.raw(
+    `UPDATE ?? SET ${sql.join(', ')} FROM json_each(?) AS j WHERE +?? = ? AND ?? = (j.value ->> '$."$id"')`,
+    [table, ...bindings, payload, own('companyId'), companyId, own('id')]
+  )
 }

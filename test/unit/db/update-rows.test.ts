@@ -17,7 +17,7 @@ forEachDatabase('updateRows', (suite) => {
     await db.schema.dropTableIfExists(table)
     await db.schema.createTable(table, (t) => {
       t.increments('id')
-      t.integer('companyId').notNullable()
+      t.integer('companyId').notNullable().index()
       t.bigInteger('amountMs')
       t.text('note')
       t.boolean('flag')
@@ -157,6 +157,59 @@ forEachDatabase('updateRows', (suite) => {
       rows.map((row) => row.flag),
       ids.map((_, i) => i % 2 === 1)
     )
+  })
+
+  it('refuses values the two forms would store differently, and a row named twice', async () => {
+    const [id] = await seed(5, 1)
+    for (const columns of [
+      { amountMs: undefined },
+      { amountMs: Infinity },
+      { touchedAt: new Date() },
+      { amountMs: 10n }
+    ])
+      await assert.rejects(updateRows(db, table, 5, [{ id, columns }]), /is not a number, text, boolean or null/)
+    await assert.rejects(
+      updateRows(db, table, 5, [
+        { id, columns: { amountMs: 1 } },
+        { id, columns: { note: 'x' } }
+      ]),
+      /is named twice/
+    )
+    assert.deepEqual(
+      (await read([id])).map((row) => row.amountMs),
+      [0],
+      'nothing written'
+    )
+  })
+
+  it("looks rows up by id, not by walking the company's rows, also without statistics (SQLite's plan)", async function () {
+    if (suite.db.name !== 'sqlite') return this.skip()
+    // A table the planner has no statistics for, with many rows of one company: the company's
+    // index would be a scan of all of them per JSON element.
+    const ids = await seed(6, 50)
+    await db.raw('delete from sqlite_stat1 where tbl = ?', [table]).catch(() => undefined)
+    let sql: { sql: string; bindings: unknown[] } | undefined
+    const capture = (query: { sql: string; bindings: unknown[] }) => {
+      if (query.sql.includes('json_each')) sql = query
+    }
+    db.on('query', capture)
+    try {
+      await updateRows(
+        db,
+        table,
+        6,
+        ids.slice(0, 5).map((id) => ({ id, columns: { amountMs: 7 } }))
+      )
+    } finally {
+      db.off('query', capture)
+    }
+    const plan: { detail: string }[] = await db.raw(`EXPLAIN QUERY PLAN ${sql!.sql}`, sql!.bindings as Knex.Value[])
+    const details = plan.map((step) => step.detail)
+    assert.ok(
+      details.some((detail) => /USING INTEGER PRIMARY KEY/.test(detail)),
+      details.join(' | ')
+    )
+    assert.ok(!details.some((detail) => /INDEX .*company/i.test(detail)), details.join(' | '))
   })
 
   it('refuses a column that is both common and per row', async () => {
