@@ -139,6 +139,8 @@ export class WebhookDispatcher {
    * created on another instance is found by the next poll (`pollMs`).
    */
   private subscribed: Set<number> | null = null
+  /** One set per poll under way: the companies `subscriptionChanged` named meanwhile. */
+  private readonly addedDuringPoll = new Set<Set<number>>()
   private readonly cleanups: (() => void)[] = []
 
   constructor(private readonly options: DispatcherOptions) {
@@ -167,11 +169,18 @@ export class WebhookDispatcher {
   /** Reads which companies have active subscriptions, then runs a round (due retries, lost wake-ups). */
   private async poll() {
     if (this.stopping) return
+    // Companies a subscription was written for while the query ran: its answer may predate them.
+    const added = new Set<number>()
+    this.addedDuringPoll.add(added)
     try {
-      this.subscribed = new Set(await subscribedCompanies(this.options.knex))
+      const read = new Set(await subscribedCompanies(this.options.knex))
+      for (const companyId of added) read.add(companyId)
+      this.subscribed = read
     } catch {
       // The database is away: every write wakes a round until the next poll reads the set.
       this.subscribed = null
+    } finally {
+      this.addedDuringPoll.delete(added)
     }
     this.wake()
   }
@@ -184,7 +193,10 @@ export class WebhookDispatcher {
 
   /** A subscription of `companyId` was created or changed here: its company has webhooks now. */
   subscriptionChanged(companyId: number | undefined) {
-    if (companyId !== undefined) this.subscribed?.add(companyId)
+    if (companyId !== undefined) {
+      this.subscribed?.add(companyId)
+      for (const added of this.addedDuringPoll) added.add(companyId)
+    }
     this.wake()
   }
 
