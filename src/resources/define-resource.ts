@@ -232,6 +232,12 @@ export interface ResourceDeclaration<Plan = unknown, RemovePlan = unknown> {
   afterWrite?(id: number, write: PlannedWrite<Plan>): Promise<void>
   /** Fills fields that are not stored in the row, for a page of results at once (inside a write, on its transaction). */
   loadVirtual?(items: Row[], read: ReadContext): Promise<void>
+  /**
+   * Extra columns a list or get selects with the page's rows (correlated subqueries over the
+   * table `table`), which `loadVirtual` finds on `rows` instead of reading them with a statement
+   * of its own. Rows read elsewhere (a write's journal) lack them; `loadVirtual` reads those.
+   */
+  readColumns?(db: Knex, table: string): Knex.Raw[]
   /** Checks (409 when still referenced) and cascades before a delete, in the request transaction. */
   beforeRemove?(remove: RemoveContext<RemovePlan>): Promise<void>
   /** Follow-up work once the row is gone (derived aggregates), in the request transaction. */

@@ -107,7 +107,7 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     // The count rides along with the page as an uncorrelated subquery (both databases run it once
     // per statement): one statement per list, not two. A page past the end has no row to carry
     // it, and is counted apart; an empty first page means nothing matched.
-    builder.select(counting.clone().as(LIST_TOTAL))
+    builder.select(counting.clone().as(LIST_TOTAL), ...(this.resource.readColumns?.(db, table) ?? []))
     builder.limit(list.size)
     if (list.page > 0) builder.offset(list.page * list.size)
     const rows: Row[] = await builder.catch(errorHandler)
@@ -128,7 +128,11 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   }
 
   async getRow(id: Id, params: Params): Promise<Row> {
-    const row = await this.scoped(params).andWhere(`${this.resource.table}.id`, id).first()
+    const { table, readColumns } = this.resource
+    const query = this.scoped(params).andWhere(`${table}.id`, id)
+    const row = await (readColumns
+      ? query.first(`${table}.*`, ...readColumns(params.transaction?.trx ?? this.knex, table))
+      : query.first())
     if (!row) throw new NotFound(`No ${this.resource.entity} with id ${id}`)
     return row
   }

@@ -236,8 +236,41 @@ export async function afterTimeEntryRemove(remove: PlannedRemove<EntryRemovePlan
   logRecomputed(remove, await recomputeDays(remove.trx, remove.plan))
 }
 
-/** `pauses` of a page of entries in one query: the closed ones in order, then the open one (`pausedAt`). */
-export async function loadPauses(items: Row[], { db, companyId }: ReadContext) {
+/** The column that carries an entry's closed pauses on its row in lists and gets (`pausesRead`). */
+const PAUSES_COLUMN = 'pausesRead'
+
+/**
+ * An entry's closed pauses as a JSON array of `[startsAt, endsAt]` pairs in order, selected with
+ * the entry (`readColumns`): a list or get reads its page and the pauses in one statement.
+ */
+export function pausesColumn(db: Knex, table: string): Knex.Raw {
+  const owner = (column: string) => `${table}.${column}`
+  return db.client.config.client === 'pg'
+    ? db.raw(
+        `(select coalesce(json_agg(json_build_array(p.starts_at, p.ends_at) order by p.starts_at, p.id), '[]'::json) ` +
+          'from time_entry_pauses p where p.company_id = ?? and p.time_entry_id = ??) as ??',
+        [owner('companyId'), owner('id'), PAUSES_COLUMN]
+      )
+    : db.raw(
+        `(select json_group_array(json_array(p.starts_at, p.ends_at) order by p.starts_at, p.id) ` +
+          'from time_entry_pauses p where p.company_id = ?? and p.time_entry_id = ??) as ??',
+        [owner('companyId'), owner('id'), PAUSES_COLUMN]
+      )
+}
+
+const closedPause = (startsAt: string, endsAt: string) => ({ startsAt: iso(millis(startsAt)), endsAt: iso(millis(endsAt)) })
+
+/** `pauses` of a page of entries: the closed ones in order, then the open one (`pausedAt`). */
+export async function loadPauses(items: Row[], { db, companyId, rows: stored }: ReadContext) {
+  if (items.length > 0 && stored.every((row) => row[PAUSES_COLUMN] !== undefined)) {
+    items.forEach((item, i) => {
+      const read = stored[i][PAUSES_COLUMN]
+      const pairs: [string, string][] = typeof read === 'string' ? JSON.parse(read) : read
+      item.pauses = pairs.map(([startsAt, endsAt]) => closedPause(startsAt, endsAt))
+      if (item.pausedAt !== null) item.pauses.push({ startsAt: item.pausedAt, endsAt: null })
+    })
+    return
+  }
   const rows: Row[] = await db('time_entry_pauses')
     .where({ companyId })
     .whereIn(
@@ -251,6 +284,6 @@ export async function loadPauses(items: Row[], { db, companyId }: ReadContext) {
   for (const row of rows)
     byEntry
       .get(Number(row.timeEntryId))
-      ?.pauses.push({ startsAt: iso(millis(row.startsAt)), endsAt: iso(millis(row.endsAt)) })
+      ?.pauses.push(closedPause(row.startsAt, row.endsAt))
   for (const item of items) if (item.pausedAt !== null) item.pauses.push({ startsAt: item.pausedAt, endsAt: null })
 }

@@ -8,6 +8,7 @@ import {
   beforeTimeEntryRemove,
   checkTimeEntry,
   loadPauses,
+  pausesColumn,
   timeEntryRow
 } from './time-entries.rules'
 
@@ -89,6 +90,7 @@ export const timeEntryResource = defineResource({
     items.forEach((item, i) => (item.duration = minutesOf(read.rows[i].workedMs)))
     await loadPauses(items, read)
   },
+  readColumns: (db, table) => [pausesColumn(db, table)],
   beforeRemove: beforeTimeEntryRemove,
   afterRemove: afterTimeEntryRemove
 })
