@@ -258,7 +258,10 @@ export function pausesColumn(db: Knex, table: string): Knex.Raw {
       )
 }
 
-const closedPause = (startsAt: string, endsAt: string) => ({ startsAt: iso(millis(startsAt)), endsAt: iso(millis(endsAt)) })
+const closedPause = (startsAt: string, endsAt: string) => ({
+  startsAt: iso(millis(startsAt)),
+  endsAt: iso(millis(endsAt))
+})
 
 /** `pauses` of a page of entries: the closed ones in order, then the open one (`pausedAt`). */
 export async function loadPauses(items: Row[], { db, companyId, rows: stored }: ReadContext) {
@@ -281,9 +284,6 @@ export async function loadPauses(items: Row[], { db, companyId, rows: stored }: 
     .select('timeEntryId', 'startsAt', 'endsAt')
   const byEntry = new Map<number, Row>(items.map((item) => [Number(item.id), item]))
   for (const item of items) item.pauses = []
-  for (const row of rows)
-    byEntry
-      .get(Number(row.timeEntryId))
-      ?.pauses.push(closedPause(row.startsAt, row.endsAt))
+  for (const row of rows) byEntry.get(Number(row.timeEntryId))?.pauses.push(closedPause(row.startsAt, row.endsAt))
   for (const item of items) if (item.pausedAt !== null) item.pauses.push({ startsAt: item.pausedAt, endsAt: null })
 }
