@@ -244,18 +244,16 @@ const PAUSES_COLUMN = 'pausesRead'
  * the entry (`readColumns`): a list or get reads its page and the pauses in one statement.
  */
 export function pausesColumn(db: Knex, table: string): Knex.Raw {
-  const owner = (column: string) => `${table}.${column}`
-  return db.client.config.client === 'pg'
-    ? db.raw(
-        `(select coalesce(json_agg(json_build_array(p.starts_at, p.ends_at) order by p.starts_at, p.id), '[]'::json) ` +
-          'from time_entry_pauses p where p.company_id = ?? and p.time_entry_id = ??) as ??',
-        [owner('companyId'), owner('id'), PAUSES_COLUMN]
-      )
-    : db.raw(
-        `(select json_group_array(json_array(p.starts_at, p.ends_at) order by p.starts_at, p.id) ` +
-          'from time_entry_pauses p where p.company_id = ?? and p.time_entry_id = ??) as ??',
-        [owner('companyId'), owner('id'), PAUSES_COLUMN]
-      )
+  // The databases differ in the aggregate only (PostgreSQL's is null over no rows).
+  const pairs =
+    db.client.config.client === 'pg'
+      ? `coalesce(json_agg(json_build_array(p.starts_at, p.ends_at) order by p.starts_at, p.id), '[]'::json)`
+      : 'json_group_array(json_array(p.starts_at, p.ends_at) order by p.starts_at, p.id)'
+  return db.raw(`(select ${pairs} from time_entry_pauses p where p.company_id = ?? and p.time_entry_id = ??) as ??`, [
+    `${table}.companyId`,
+    `${table}.id`,
+    PAUSES_COLUMN
+  ])
 }
 
 const closedPause = (startsAt: string, endsAt: string) => ({
