@@ -269,6 +269,13 @@ const isPlainRow = (value: unknown): value is Record<string, unknown> =>
  * Columns are snake_case in the database and camelCase in the code: knex's documented
  * identifier hooks translate in both directions, so no service maps names by hand.
  */
+/**
+ * By default knex writes a failed statement into the error's message with the bound values
+ * inlined. Those are request data (names, notes, e-mail addresses), and a 5xx is logged with its
+ * error: the message keeps the SQL with its placeholders instead.
+ */
+const placeholdersInErrors: Pick<Knex.Config, 'compileSqlOnError'> = { compileSqlOnError: false }
+
 const caseMapping: Pick<Knex.Config, 'wrapIdentifier' | 'postProcessResponse'> = {
   wrapIdentifier: (value, origImpl) => origImpl(typeof value === 'string' && value !== '*' ? snakeCase(value) : value),
   postProcessResponse: (result) => {
@@ -319,7 +326,8 @@ export function createKnex(
       } as Knex.PgConnectionConfig,
       pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
       acquireConnectionTimeout,
-      ...caseMapping
+      ...caseMapping,
+      ...placeholdersInErrors
     })
     return statementTimeoutMs > 0 ? guardAgainstSilentServer(db, statementTimeoutMs) : db
   }
@@ -354,7 +362,8 @@ export function createKnex(
         )
       }
     },
-    ...caseMapping
+    ...caseMapping,
+    ...placeholdersInErrors
   } as Knex.Config)
 }
 
