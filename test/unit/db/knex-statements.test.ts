@@ -67,3 +67,46 @@ describe('SQLite: kept prepared statements', () => {
     db = createKnex(`sqlite://${file}`)
   })
 })
+
+/** Rows come back with camelCase keys, built by a mapper compiled per column list (src/db/knex.ts). */
+describe('rows with camelCase keys', () => {
+  let dir: string
+  let db: Knex
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-rows-'))
+    db = createKnex(`sqlite://${path.join(dir, 'db.sqlite')}`)
+    await db.schema.createTable('work_notes', (table) => {
+      table.increments('id')
+      table.text('note_body')
+      table.integer('minutes_worked')
+    })
+    await db('workNotes').insert([
+      { noteBody: 'a', minutesWorked: 1 },
+      { noteBody: null, minutesWorked: 2 }
+    ])
+  })
+
+  afterEach(async () => {
+    await db.destroy()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('maps every row of a result, each column list by its own mapper, keys in column order', async () => {
+    const rows = await db('workNotes').orderBy('id')
+    assert.deepEqual(rows, [
+      { id: 1, noteBody: 'a', minutesWorked: 1 },
+      { id: 2, noteBody: null, minutesWorked: 2 }
+    ])
+    assert.deepEqual(Object.keys(rows[0]), ['id', 'noteBody', 'minutesWorked'])
+    // Another column list of the same table, and names that need quoting in a literal.
+    assert.deepEqual(await db('workNotes').orderBy('id').select('minutesWorked', 'id'), [
+      { minutesWorked: 1, id: 1 },
+      { minutesWorked: 2, id: 2 }
+    ])
+    assert.deepEqual(await db.raw(`select note_body as "it's ""odd""", id as "a\\b" from work_notes order by id`), [
+      { [`it's "odd"`]: 'a', 'a\\b': 1 },
+      { [`it's "odd"`]: null, 'a\\b': 2 }
+    ])
+  })
+})
