@@ -52,6 +52,8 @@ interface ClientQuery {
   method?: string
   response?: unknown
   context?: unknown
+  /** What `.options()` set on the query. */
+  options?: { keepPrepared?: boolean }
 }
 
 /** Statements kept prepared per connection; the least recently used one is finalized beyond it. */
@@ -184,14 +186,25 @@ const preparedStatements = new WeakMap<PreparingConnection, PreparedStatements>(
 
 /**
  * The queries knex builds to read (`select`, `first`, `pluck`) with bindings: the statements a
- * request runs again and again. Writes, raw SQL (which may write: with a raw FTS5 write kept,
- * the API tests met a database locked for other connections) and statements without bindings
- * keep knex's own path.
+ * request runs again and again. Other writes, other raw SQL (which may write: with a raw FTS5 write
+ * kept, the API tests met a database locked for other connections) and statements without
+ * bindings keep knex's own path.
  */
 const KEPT_METHODS = new Set(['select', 'first', 'pluck'])
 
+/**
+ * `.options(KEEP_PREPARED)` keeps a raw statement prepared on SQLite as well: a write of a
+ * transaction whose text repeats from request to request (the sheet rows' update, the event log's
+ * append). `all` steps it to its end, so once it has answered it holds nothing the transaction's
+ * COMMIT or another connection could wait for. Only for plain tables: not for FTS5 (above).
+ */
+export const KEEP_PREPARED = { keepPrepared: true } as const
+
 const keepsStatement = (obj: ClientQuery) =>
-  Boolean(obj.sql) && KEPT_METHODS.has(obj.method ?? '') && Array.isArray(obj.bindings) && obj.bindings.length > 0
+  Boolean(obj.sql) &&
+  Array.isArray(obj.bindings) &&
+  obj.bindings.length > 0 &&
+  (KEPT_METHODS.has(obj.method ?? '') || (obj.method === 'raw' && obj.options?.keepPrepared === true))
 
 /** How long past `statement_timeout` the client waits for an answer before it gives up on the connection. */
 const answerGraceMs = (statementTimeoutMs: number) => Math.max(1000, statementTimeoutMs / 2)

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import { KEEP_PREPARED } from '../db/knex'
 
 /**
  * The event log (CONTRACT §13.1): one row per record a write created, changed or removed, appended
@@ -45,6 +46,17 @@ interface StoredRow {
 
 const COLUMNS = ['company_id', 'occurred_at', 'type', 'scope', 'data', 'actor', 'request_id'] as const
 
+/** A row's values in the order of COLUMNS. */
+const valuesOf = (row: StoredRow) => [
+  row.companyId,
+  row.occurredAt,
+  row.type,
+  row.scope,
+  row.data,
+  row.actor,
+  row.requestId
+]
+
 /** The part of a `pg` client the append uses. */
 interface PgQueryable {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: { id: number | string }[] }>
@@ -82,17 +94,23 @@ function appendStatement(count: number): string {
  */
 async function insertLocked(trx: Knex.Transaction, companyId: number, rows: StoredRow[]): Promise<number[]> {
   if (trx.client.config.client !== 'pg') {
-    const inserted: { id: number }[] = await trx(EVENT_TABLE).insert(rows, ['id'])
+    // A plain VALUES list (knex writes a multi-row insert as SELECT … UNION ALL SELECT …), kept
+    // prepared per row count up to PREPARED_ROWS as on PostgreSQL.
+    const placeholders = rows.map(() => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')
+    const statement = trx.raw(
+      `insert into ${EVENT_TABLE} (${COLUMNS.join(', ')}) values ${placeholders} returning id`,
+      rows.flatMap(valuesOf)
+    )
+    const inserted: { id: number }[] = await (rows.length <= PREPARED_ROWS
+      ? statement.options(KEEP_PREPARED)
+      : statement)
     return inserted.map((row) => Number(row.id))
   }
   // Straight to the transaction's connection as a named prepared statement (one per row count, up
   // to PREPARED_ROWS): every write appends, and knex's query building and the server's parsing and
   // planning of the same statement were part of what the append cost.
   const connection = (await trx.client.acquireConnection()) as PgQueryable
-  const values = [
-    companyId,
-    ...rows.flatMap((row) => [row.companyId, row.occurredAt, row.type, row.scope, row.data, row.actor, row.requestId])
-  ]
+  const values = [companyId, ...rows.flatMap(valuesOf)]
   const text = appendStatement(rows.length)
   const query =
     rows.length <= PREPARED_ROWS ? { name: `crewclock_event_append_${rows.length}`, text, values } : { text, values }

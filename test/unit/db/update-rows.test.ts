@@ -25,6 +25,7 @@ forEachDatabase('updateRows', (suite) => {
       else t.text('figures')
       t.timestamp('touchedAt', { useTz: true })
       t.text('updatedAt')
+      t.string('code', 8)
     })
   })
   after(async () => {
@@ -139,8 +140,8 @@ forEachDatabase('updateRows', (suite) => {
     )
   })
 
-  it('writes hundreds of rows in one call (more than one PostgreSQL chunk), and nothing for none', async () => {
-    const ids = await seed(4, 250)
+  it('writes hundreds of rows in one call (more than one statement), and nothing for none', async () => {
+    const ids = await seed(4, 1100)
     await updateRows(db, table, 4, [])
     await updateRows(
       db,
@@ -156,6 +157,26 @@ forEachDatabase('updateRows', (suite) => {
     assert.deepEqual(
       rows.map((row) => row.flag),
       ids.map((_, i) => i % 2 === 1)
+    )
+  })
+
+  it('PostgreSQL: a text longer than its column is refused, not cut to fit (the cast has no length)', async function () {
+    if (suite.db.name !== 'postgres') return this.skip()
+    const [id, other] = await seed(6, 2)
+    await updateRows(db, table, 6, [
+      { id, columns: { code: 'ABCDEFGH' } },
+      { id: other, columns: { note: 'kept' } }
+    ])
+    await assert.rejects(
+      updateRows(db, table, 6, [{ id, columns: { code: 'ABCDEFGHIJ' } }]),
+      /value too long for type character varying\(8\)/
+    )
+    assert.deepEqual(
+      (await db(table).whereIn('id', [id, other]).orderBy('id')).map((row) => [row.code, row.note]),
+      [
+        ['ABCDEFGH', 'row 0'],
+        [null, 'kept']
+      ]
     )
   })
 
