@@ -24,24 +24,10 @@ export async function loadAccountStart(
   return accountStartOf(user)
 }
 
-const accountStartOf = (user: { employedFrom: unknown; openingBalance: unknown }): AccountStart => ({
+export const accountStartOf = (user: { employedFrom: unknown; openingBalance: unknown }): AccountStart => ({
   employedFrom: dayOf(user.employedFrom),
   openingBalanceMs: Math.round(Number(user.openingBalance ?? 0) * MINUTE_MS)
 })
-
-/** The account start and the company's timezone, in one statement (every recomputation needs both). */
-export async function loadAccountStartAndZone(
-  db: Knex | Knex.Transaction,
-  companyId: number,
-  userId: number
-): Promise<{ account: AccountStart; timezone: string }> {
-  const user = await db('users')
-    .join('companies', 'companies.id', 'users.companyId')
-    .where({ 'users.id': userId, 'users.companyId': companyId })
-    .first('users.employedFrom', 'users.openingBalance', 'companies.timezone')
-  if (!user) throw new Error(`No user ${userId} in company ${companyId}`)
-  return { account: accountStartOf(user), timezone: user.timezone }
-}
 
 /** The first month of the carry chain. */
 export const chainStartOf = (account: AccountStart): Day => monthOf(account.employedFrom)

@@ -34,8 +34,8 @@ import {
   storedDayFigures,
   toDb
 } from './sheet-rows'
-import { Schedule, loadSchedule } from './schedule'
-import { AccountStart, chainCarryInMs, chainStartOf, loadAccountStart, loadAccountStartAndZone } from './account'
+import { Schedule, loadAccountAndSchedule } from './schedule'
+import { AccountStart, chainCarryInMs, chainStartOf, loadAccountStart } from './account'
 import type { SheetStatus } from './workflow'
 
 /**
@@ -408,10 +408,9 @@ export async function recompute(
   const carried = chain.some((row) => months.has(dayOf(row.month)))
   if (dayRows.length + weekRows.length + monthRows.length === 0 && !carried) return result
 
-  const { account, timezone } = known
-    ? { account: known, timezone: undefined }
-    : await loadAccountStartAndZone(trx, companyId, userId)
-  const schedule = await loadSchedule(trx, companyId, userId, account, timezone)
+  const loaded = await loadAccountAndSchedule(trx, companyId, userId)
+  const account = known ?? loaded.account
+  const schedule = loaded.schedule
   const periods = [...dayRows.map((row): [Day, Day] => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
   const changed = mode === 'from-scratch' ? null : new Set(scope.days)
   const states = await recomputeDayRows(trx, user, dayRuns(periods), changed, chain, schedule, result)

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import type { Day } from './calendar'
-import type { AccountStart } from './account'
+import { AccountStart, accountStartOf } from './account'
 import { lastDayOfMonth } from './periods'
 import { dayOf } from './sheet-rows'
 import { WEEKDAYS, Weekday, WorkingCalendar, WorkingTimeModel } from './working-time'
@@ -166,17 +166,22 @@ export async function loadCompanySchedule(db: Db, companyId: number): Promise<Sc
   return new Schedule(await companyTimezone(db, companyId), await loadCompanyVersions(db, companyId))
 }
 
-/** The schedule of one user: the company's versions, the user's own and where the account starts (`timezone`: the company's, when the caller has read it). */
-export async function loadSchedule(
+/**
+ * Where the user's account starts and the user's schedule (the company's versions, the user's own,
+ * in the company's timezone), in one statement: every recomputation needs all of them, and reading
+ * the account with the timezone and the versions apart was a round trip more in each. The user's
+ * row (one) is left-joined with both kinds of versions, so it comes back even with no version.
+ */
+export async function loadAccountAndSchedule(
   db: Db,
   companyId: number,
-  userId: number,
-  account: AccountStart,
-  timezone?: string
-): Promise<Schedule> {
-  const zone = timezone ?? (await companyTimezone(db, companyId))
-  // Both kinds of versions in one statement (every recomputation reads them), in date order.
-  const rows: Record<string, unknown>[] = await db('company_working_times')
+  userId: number
+): Promise<{ account: AccountStart; schedule: Schedule }> {
+  const user = db('users')
+    .join('companies', 'companies.id', 'users.companyId')
+    .where({ 'users.id': userId, 'users.companyId': companyId })
+    .select('users.employedFrom', 'users.openingBalance', 'companies.timezone')
+  const versions = db('company_working_times')
     .where({ companyId })
     .select(
       db.raw("'company' as kind"),
@@ -200,12 +205,21 @@ export async function loadSchedule(
           'targets'
         )
     )
-    .orderBy('validFrom')
-  const versions = (kind: string) => rows.filter((row) => row.kind === kind)
-  return new Schedule(
-    zone,
-    versions('company').map(companyVersionOf),
-    versions('user').map(userVersionOf),
-    account.employedFrom
-  )
+  const rows: Record<string, unknown>[] = await db
+    .from(user.as('a'))
+    .leftJoin(versions.as('v'), (join) => join.on(db.raw('true')))
+    .select('a.*', 'v.*')
+    .orderBy('v.validFrom')
+  if (rows.length === 0) throw new Error(`No user ${userId} in company ${companyId}`)
+  const account = accountStartOf(rows[0] as { employedFrom: unknown; openingBalance: unknown })
+  const versionsOf = (kind: string) => rows.filter((row) => row.kind === kind)
+  return {
+    account,
+    schedule: new Schedule(
+      String(rows[0].timezone),
+      versionsOf('company').map(companyVersionOf),
+      versionsOf('user').map(userVersionOf),
+      account.employedFrom
+    )
+  }
 }
