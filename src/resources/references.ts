@@ -15,21 +15,29 @@ export async function checkReferences(
   referenced: Record<string, Map<number, Row>> = {}
 ) {
   const errors: ValidationErrors = {}
-  for (const [field, ref] of Object.entries(resource.references ?? {})) {
+  const checks = Object.entries(resource.references ?? {}).flatMap(([field, ref]) => {
     const value = data[field]
-    if (value === undefined || value === null) continue
+    if (value === undefined || value === null) return []
     const ids = [...new Set((ref.many ? value : [value]) as number[])]
-    if (ids.length === 0) continue
-    const rows: Row[] = await db(ref.table).select('*').where({ companyId }).whereIn('id', ids)
-    const found = new Map(rows.map((row) => [Number(row.id), row]))
-    referenced[field] = found
-    const missing = ids.filter((id) => !found.has(id))
+    return ids.length === 0 ? [] : [{ field, ref, ids }]
+  })
+  // Sent together: one wait for all of them instead of one after the other (a time entry names a
+  // user, a type and an event).
+  const found = await Promise.all(
+    checks.map(async ({ ref, ids }) => {
+      const rows: Row[] = await db(ref.table).select('*').where({ companyId }).whereIn('id', ids)
+      return new Map(rows.map((row) => [Number(row.id), row]))
+    })
+  )
+  checks.forEach(({ field, ref, ids }, i) => {
+    referenced[field] = found[i]
+    const missing = ids.filter((id) => !found[i].has(id))
     // A PATCH may keep what the record already references (CONTRACT §6: existing records keep it).
     const before = existing?.[field]
     const kept = new Set<number>(before === undefined || before === null ? [] : ref.many ? before : [before])
-    const inactive = ref.active ? ids.filter((id) => !kept.has(id) && found.get(id)?.deactivatedAt) : []
+    const inactive = ref.active ? ids.filter((id) => !kept.has(id) && found[i].get(id)?.deactivatedAt) : []
     if (missing.length > 0) errors[field] = `references no record of this company (id ${missing.join(', ')})`
     else if (inactive.length > 0) errors[field] = `references a deactivated record (id ${inactive.join(', ')})`
-  }
+  })
   return errors
 }
