@@ -38,6 +38,7 @@ interface SqliteConnection {
 /** A node-sqlite3 prepared statement, as far as the statement cache uses it. */
 interface SqliteStatement {
   all(bindings: unknown[], callback: (this: SqliteStatement, err: Error | null, rows: unknown[]) => void): void
+  reset(callback: () => void): void
   finalize(callback: () => void): void
 }
 
@@ -72,13 +73,17 @@ class PreparedStatements {
   constructor(private readonly connection: PreparingConnection) {}
 
   /**
-   * Runs `sql` as `Database#all` does, on the kept statement. A statement that failed stays: the
-   * next run resets it, as SQLite allows after any error.
+   * Runs `sql` as `Database#all` does, on the kept statement. A statement that failed is reset
+   * before the error is handed on: SQLite leaves one that failed with SQLITE_BUSY running (to be
+   * retried), and a running write keeps the connection's transaction open (COMMIT: "SQL statements
+   * in progress") and a late interrupt armed for every later statement, until it is reset.
    */
   all(sql: string, bindings: unknown[]): Promise<{ rows: unknown[]; statement: SqliteStatement }> {
     return new Promise((resolve, reject) => {
       const run = (statement: SqliteStatement) =>
-        statement.all(bindings, (err, rows) => (err ? reject(err) : resolve({ rows, statement })))
+        statement.all(bindings, (err, rows) =>
+          err ? statement.reset(() => reject(err)) : resolve({ rows, statement })
+        )
       const kept = this.statements.get(sql)
       if (kept) {
         // Most recently used last, so that the first is the one to finalize.
@@ -295,8 +300,8 @@ function rowMapper(columns: string[]): (row: Row) => Row {
     if (columns.some((column) => camelCase(column) === '__proto__')) return camelCaseKeys
     const properties = columns.map((column) => `${JSON.stringify(camelCase(column))}: row[${JSON.stringify(column)}]`)
     mapper = new Function('row', `return { ${properties.join(', ')} }`) as (row: Row) => Row
-    // Column lists come from the code; the bound only guards against a runaway caller.
-    if (rowMappers.size < 10_000) rowMappers.set(signature, mapper)
+    // Column lists come from the code (clients choose no columns); the bound guards against a runaway caller.
+    if (rowMappers.size < 1_000) rowMappers.set(signature, mapper)
   }
   return mapper
 }
@@ -304,16 +309,25 @@ function rowMapper(columns: string[]): (row: Row) => Row {
 const isPlainRow = (value: unknown): value is Row =>
   value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype
 
+/** Whether `row`'s own keys are `columns`, in that order. */
+function hasColumns(row: Row, columns: string[]): boolean {
+  const keys = Object.keys(row)
+  if (keys.length !== columns.length) return false
+  for (let i = 0; i < keys.length; i++) if (keys[i] !== columns[i]) return false
+  return true
+}
+
 /**
- * Rows with camelCase keys. The rows of one result share their columns (one statement's), so the
- * first row's keys choose the mapper for all.
+ * Rows with camelCase keys. The rows of one statement share its columns: the first row's keys
+ * choose the mapper, and a row with other keys (a `pluck` of JSON documents) is copied key by key.
  */
 function camelCaseRows(result: unknown): unknown {
   if (Array.isArray(result)) {
     const first = result.find(isPlainRow)
     if (first === undefined) return result
-    const mapper = rowMapper(Object.keys(first))
-    return result.map((row) => (isPlainRow(row) ? mapper(row) : row))
+    const columns = Object.keys(first)
+    const mapper = rowMapper(columns)
+    return result.map((row) => (isPlainRow(row) ? (hasColumns(row, columns) ? mapper(row) : camelCaseKeys(row)) : row))
   }
   return isPlainRow(result) ? camelCaseKeys(result) : result
 }

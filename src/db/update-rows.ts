@@ -50,9 +50,14 @@ export async function updateRows(
   }
   const pg = db.client.config.client === 'pg'
   const types = pg ? await columnTypes(db, table) : null
-  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-    const chunk = rows.slice(start, start + ROWS_PER_STATEMENT)
-    await updateFromJson(db, table, companyId, chunk, columns, common, types)
+  try {
+    for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(start, start + ROWS_PER_STATEMENT)
+      await updateFromJson(db, table, companyId, chunk, columns, common, types)
+    }
+  } catch (error) {
+    if (pg) forgetTypes(db, table)
+    throw error
   }
 }
 
@@ -101,8 +106,8 @@ async function updateFromJson(
       bindings.push(column, key, own(column), key)
     }
   }
-  const payload = JSON.stringify(rows.map((row) => ({ ...row.columns, $id: row.id })))
   if (types) {
+    const payload = JSON.stringify(rows.map((row) => ({ ...mapValues(row.columns, asParameter), $id: row.id })))
     await db.raw(
       `UPDATE ?? AS t SET ${sql.join(', ')} FROM jsonb_array_elements(?::jsonb) AS j(value) ` +
         `WHERE ?? = ? AND ?? = (j.value ->> '$id')::integer`,
@@ -110,6 +115,7 @@ async function updateFromJson(
     )
     return
   }
+  const payload = JSON.stringify(rows.map((row) => ({ ...row.columns, $id: row.id })))
   // `+company_id` keeps SQLite off the company's index: without statistics for the table (a new
   // deployment whose connection opened on empty tables) it otherwise walked all of the company's
   // rows and scanned the JSON for each (31 rows of 40 000: 512 ms); so it looks each row up by id.
@@ -126,32 +132,52 @@ async function updateFromJson(
     .options(KEEP_PREPARED)
 }
 
+/**
+ * PostgreSQL: a value as the driver would send it as a parameter, so that its cast gives what a
+ * one-row UPDATE stores: numbers and booleans as their text (jsonb would print a number its own
+ * way: 1e+21 as 1000000000000000000000), text well-formed (the driver sends a lone surrogate as
+ * U+FFFD; jsonb refuses it).
+ */
+function asParameter(value: unknown): unknown {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  if (typeof value === 'string') return value.replace(/\p{Surrogate}/gu, '\uFFFD')
+  return value
+}
+
+const mapValues = (columns: Record<string, unknown>, map: (value: unknown) => unknown) =>
+  Object.fromEntries(Object.entries(columns).map(([column, value]) => [column, map(value)]))
+
 /** Column types of a table by database (the pool's configuration) and table: the schema changes only with a migration. */
-const typeCache = new WeakMap<object, Map<string, Promise<Map<string, string>>>>()
+const typeCache = new WeakMap<object, Map<string, Map<string, string>>>()
 
 /**
  * PostgreSQL: each column's type without its modifier (`character varying`, not `(16)`): a cast
  * to `varchar(16)` would cut a longer value silently, where the assignment to the column refuses it
- * as a one-row UPDATE does.
+ * as a one-row UPDATE does. `char(n)` and `bit(n)` without their length mean length 1, so they are
+ * cast to `bpchar` and `varbit`, which keep the whole value for the assignment to check. Only a
+ * read that succeeded is kept, and a failed update forgets it (a column changed by a migration
+ * while this process runs is read again).
  */
-function columnTypes(db: Knex | Knex.Transaction, table: string): Promise<Map<string, string>> {
+async function columnTypes(db: Knex | Knex.Transaction, table: string): Promise<Map<string, string>> {
   const config = db.client.config as object
   let tables = typeCache.get(config)
   if (!tables) typeCache.set(config, (tables = new Map()))
-  let types = tables.get(table)
-  if (!types) {
-    types = db
-      .raw(
-        `select attname as name, format_type(atttypid, null) as type from pg_attribute ` +
-          `where attrelid = ?::regclass and attnum > 0 and not attisdropped`,
-        [table]
-      )
-      .then((result: { rows: { name: string; type: string }[] }) => new Map(result.rows.map((r) => [r.name, r.type])))
-    types.catch(() => tables.delete(table))
-    tables.set(table, types)
-  }
+  const cached = tables.get(table)
+  if (cached) return cached
+  const result: { rows: { name: string; type: string }[] } = await db.raw(
+    `select attname as name, case atttypid when 'bpchar'::regtype then 'bpchar' when 'bit'::regtype then 'varbit' ` +
+      `else format_type(atttypid, null) end as type from pg_attribute ` +
+      `where attrelid = ?::regclass and attnum > 0 and not attisdropped`,
+    [table]
+  )
+  const types = new Map(result.rows.map((row) => [row.name, row.type]))
+  tables.set(table, types)
   return types
 }
+
+/** Forgets `table`'s column types (after a failed update). */
+const forgetTypes = (db: Knex | Knex.Transaction, table: string) =>
+  typeCache.get(db.client.config as object)?.delete(table)
 
 /** The cast of `column`: a type name from the catalogue, checked to be nothing but a name. */
 function typeOf(types: Map<string, string>, table: string, column: string): string {

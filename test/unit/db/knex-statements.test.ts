@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { createKnex } from '../../../src/db/knex'
+import { createKnex, KEEP_PREPARED } from '../../../src/db/knex'
 
 /** SQLite reads keep their prepared statements per connection (src/db/knex.ts). */
 describe('SQLite: kept prepared statements', () => {
@@ -57,6 +57,31 @@ describe('SQLite: kept prepared statements', () => {
   it('fails like a one-off statement, and works again after', async () => {
     await assert.rejects(db('notes').where('missing', 1), /no such column: missing/)
     assert.deepEqual(await db.raw('select body from notes where id = ?', [1]), [{ body: 'a' }])
+  })
+
+  it("a kept write that met another connection's lock (SQLITE_BUSY) leaves the connection usable", async () => {
+    // Busy timeout and statement timeout alike (as in production), short.
+    const timed = createKnex(`sqlite://${file}`, {}, { statementTimeoutMs: 300 })
+    const other = createKnex(`sqlite://${file}`)
+    try {
+      const held = await other.transaction()
+      await held('notes').where({ id: 2 }).update({ body: 'held' })
+      await assert.rejects(
+        timed.raw('update notes set body = ? where id = ?', ['kept', 1]).options(KEEP_PREPARED),
+        /SQLITE_BUSY/
+      )
+      await held.commit()
+      // Without a reset the failed statement stayed running: the late interrupt then failed every
+      // statement of the connection, and a transaction could not commit.
+      assert.deepEqual(await timed('notes').where({ id: 2 }).first('body'), { body: 'held' })
+      await timed.transaction((trx) => trx('notes').where({ id: 3 }).update({ body: 'c2' }))
+      await other('notes').where({ id: 3 }).update({ body: 'c3' })
+      await timed.raw('update notes set body = ? where id = ?', ['kept', 1]).options(KEEP_PREPARED)
+      assert.deepEqual(await other('notes').orderBy('id').pluck('body'), ['kept', 'held', 'c3'])
+    } finally {
+      await timed.destroy()
+      await other.destroy()
+    }
   })
 
   it('closes the database when the pool ends (no statement left open)', async () => {

@@ -26,6 +26,7 @@ forEachDatabase('updateRows', (suite) => {
       t.timestamp('touchedAt', { useTz: true })
       t.text('updatedAt')
       t.string('code', 8)
+      if (suite.db.name === 'postgres') t.specificType('grade', 'char(4)')
     })
   })
   after(async () => {
@@ -178,6 +179,33 @@ forEachDatabase('updateRows', (suite) => {
         [null, 'kept']
       ]
     )
+  })
+
+  it('PostgreSQL: stores what a one-row UPDATE with the value as a parameter stores', async function () {
+    if (suite.db.name !== 'postgres') return this.skip()
+    const cases: [string, unknown][] = [
+      ['note', 1e21],
+      ['note', 1e-7],
+      ['note', -0],
+      ['note', true],
+      ['note', 'lone \ud800 surrogate'],
+      ['note', `quote ' and " and \\ and 😀`],
+      ['amountMs', 2 ** 53],
+      ['amountMs', -(2 ** 53)],
+      ['grade', 'ab'],
+      ['code', '']
+    ]
+    const ids = await seed(7, 2)
+    for (const [column, value] of cases) {
+      await updateRows(db, table, 7, [{ id: ids[0], columns: { [column]: value } }])
+      await db(table)
+        .where({ id: ids[1] })
+        .update({ [column]: value })
+      const [viaRows, plain] = await db(table).whereIn('id', ids).orderBy('id').pluck(column)
+      assert.deepEqual(viaRows, plain, `${column} = ${JSON.stringify(value)}`)
+    }
+    // A char(4) keeps its length check: the cast is to bpchar, not to char(1).
+    await assert.rejects(updateRows(db, table, 7, [{ id: ids[0], columns: { grade: 'ünï 😀' } }]), /value too long/)
   })
 
   it('refuses values the two forms would store differently, and a row named twice', async () => {
