@@ -112,6 +112,27 @@ export function forEachDatabase(title: string, body: (suite: DatabaseSuite) => v
   }
 }
 
+/**
+ * A table of the suite's database for its tests alone (`<prefix>_<pid>`): made before them by
+ * `build`, dropped after them. Returns its name.
+ */
+export function scratchTable(
+  suite: DatabaseSuite,
+  prefix: string,
+  build: (table: Knex.CreateTableBuilder) => void
+): string {
+  const table = `${prefix}_${process.pid}`
+  before(async () => {
+    const db = suite.server().knex
+    await db.schema.dropTableIfExists(table)
+    await db.schema.createTable(table, build)
+  })
+  after(async () => {
+    await suite.server().knex.schema.dropTableIfExists(table)
+  })
+  return table
+}
+
 export { testDatabases }
 
 /** One company per catalogue language: German (DE), Italian (IT) and English (FR falls back to it). */

@@ -2,28 +2,23 @@ import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import type { Knex } from 'knex'
 import { createLogger } from '../../src/logger'
-import { forEachDatabase } from '../support/harness'
+import { forEachDatabase, scratchTable } from '../support/harness'
 
 /**
  * A 5xx is logged with its error (src/middleware/errors.ts, src/resources/errors.ts): the driver's
  * error as it comes, on both databases, without the row values PostgreSQL puts in `detail`.
  */
 forEachDatabase('logged database errors', (suite) => {
-  const table = `logged_errors_probe_${process.pid}`
+  const table = scratchTable(suite, 'logged_errors_probe', (t) => {
+    t.increments('id')
+    t.text('email').notNullable()
+    t.integer('minutes').notNullable()
+    t.check('?? >= 0', ['minutes'], `logged_errors_probe_${process.pid}_minutes_check`)
+  })
   let db: Knex
 
-  before(async () => {
+  before(() => {
     db = suite.server().knex
-    await db.schema.dropTableIfExists(table)
-    await db.schema.createTable(table, (t) => {
-      t.increments('id')
-      t.text('email').notNullable()
-      t.integer('minutes').notNullable()
-      t.check('?? >= 0', ['minutes'], `${table}_minutes_check`)
-    })
-  })
-  after(async () => {
-    await db.schema.dropTableIfExists(table)
   })
 
   /** The lines a logger at level `error` writes for `error`. */

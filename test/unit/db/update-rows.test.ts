@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
 import { updateRows } from '../../../src/db/update-rows'
-import { forEachDatabase } from '../../support/harness'
+import { forEachDatabase, scratchTable } from '../../support/harness'
 
 /**
  * `updateRows` (src/db/update-rows.ts): many rows, each with its own columns, in one statement;
@@ -9,28 +9,23 @@ import { forEachDatabase } from '../../support/harness'
  * one UPDATE per row would.
  */
 forEachDatabase('updateRows', (suite) => {
-  const table = `update_rows_probe_${process.pid}`
+  const table = scratchTable(suite, 'update_rows_probe', (t) => {
+    t.increments('id')
+    t.integer('companyId').notNullable().index()
+    t.bigInteger('amountMs')
+    t.text('note')
+    t.boolean('flag')
+    if (suite.db.name === 'postgres') t.jsonb('figures')
+    else t.text('figures')
+    t.timestamp('touchedAt', { useTz: true })
+    t.text('updatedAt')
+    t.string('code', 8)
+    if (suite.db.name === 'postgres') t.specificType('grade', 'char(4)')
+  })
   let db: Knex
 
-  before(async () => {
+  before(() => {
     db = suite.server().knex
-    await db.schema.dropTableIfExists(table)
-    await db.schema.createTable(table, (t) => {
-      t.increments('id')
-      t.integer('companyId').notNullable().index()
-      t.bigInteger('amountMs')
-      t.text('note')
-      t.boolean('flag')
-      if (suite.db.name === 'postgres') t.jsonb('figures')
-      else t.text('figures')
-      t.timestamp('touchedAt', { useTz: true })
-      t.text('updatedAt')
-      t.string('code', 8)
-      if (suite.db.name === 'postgres') t.specificType('grade', 'char(4)')
-    })
-  })
-  after(async () => {
-    await db.schema.dropTableIfExists(table)
   })
 
   const seed = async (companyId: number, count: number) => {
