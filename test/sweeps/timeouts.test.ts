@@ -99,6 +99,38 @@ forEachDatabase('database timeouts', (suite) => {
     }
   })
 
+  it('a write whose log append waits past the statement timeout for the log lock answers 503 and stores nothing', async function () {
+    const { app, http } = await timedApp()
+    try {
+      const company = await suite.company()
+      const api = http.withKey(company.apiKey)
+      // The first write creates the company's log lock row (PostgreSQL; SQLite locks the file).
+      const before = await api.post('/v1/customers', { companyName: 'Before' })
+      assert.equal(before.status, 201, before.text)
+      const { res, waited, release } = await whileLocked('event_log_heads', () =>
+        api.post('/v1/customers', { companyName: 'During' })
+      )
+      try {
+        assertUnavailable(res, 'create while the log lock is held')
+        assert.ok(waited < STATEMENT_TIMEOUT_MS + SLACK_MS, `answered after ${waited} ms`)
+      } finally {
+        await release()
+      }
+      const names = (await api.get('/v1/customers')).body.items.map((c: any) => c.companyName)
+      assert.deepEqual(names, ['Before'], 'the customer of the refused append was rolled back')
+      const changes = (await api.get('/v1/changes')).body.items.map((e: any) => e.data.companyName)
+      assert.deepEqual(changes.filter(Boolean), ['Before'], 'and logged nothing')
+      const after = await api.post('/v1/customers', { companyName: 'After' })
+      assert.equal(after.status, 201, after.text)
+      assert.deepEqual(
+        (await api.get('/v1/customers')).body.items.map((c: any) => c.companyName),
+        ['Before', 'After']
+      )
+    } finally {
+      await app.teardown()
+    }
+  })
+
   it('a time entry whose sheet recompute times out rolls back the entry and every sheet row', async function () {
     const { app, http } = await timedApp()
     try {
