@@ -549,7 +549,6 @@ async function seedTimeSheets(db: Knex, plans: CompanyPlan[], log: (line: string
         user.companyId,
         user.userId,
         { days: [], weekStarts: SHEET_WEEKS, months: SHEET_MONTHS },
-        undefined,
         'from-scratch'
       )
     )

@@ -39,7 +39,7 @@ export async function updateRows(
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row.columns)))]
   for (const column of columns)
     if (column in common) throw new Error(`updateRows: ${column} is both a common and a per-row column`)
-  // Both forms take the same values, and a row once (the JSON form would keep one of two).
+  // Values JSON carries as a parameter would be bound, and a row once (the join would keep one of two).
   const ids = new Set<number>()
   for (const row of rows) {
     if (ids.has(row.id)) throw new Error(`updateRows: row ${row.id} is named twice`)
@@ -61,7 +61,7 @@ export async function updateRows(
   }
 }
 
-/** What goes through JSON as the CASE form binds it: finite numbers, text, booleans, null (JSON documents as text). */
+/** What JSON carries as a bound parameter would be stored: finite numbers, text, booleans, null (JSON documents as text). */
 const jsonSafe = (value: unknown) =>
   value === null ||
   typeof value === 'string' ||

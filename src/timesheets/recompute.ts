@@ -274,7 +274,6 @@ export async function recomputeUser(
       weekStarts: await from(WEEK_TABLE, 'weekStart', fromDay && weekStartOf(fromDay)),
       months: await from(MONTH_TABLE, 'month', fromDay && monthOf(fromDay))
     },
-    undefined,
     'from-scratch'
   )
 }
@@ -344,7 +343,6 @@ export async function openSheets(
     companyId,
     userId,
     { days: keys(created.days), weekStarts: keys(created.weeks), months: keys(created.months) },
-    account,
     'from-scratch'
   )
   return { ...created, changed }
@@ -363,15 +361,14 @@ export async function openSheets(
 export type RecomputeMode = 'incremental' | 'from-scratch'
 
 /**
- * Recomputes the existing rows of `scope` and the carry chain after its months (`known`: the
- * account start, when the caller has read it). `scope.days` are the days whose inputs changed.
+ * Recomputes the existing rows of `scope` and the carry chain after its months. `scope.days` are
+ * the days whose inputs changed.
  */
 export async function recompute(
   trx: Knex.Transaction,
   companyId: number,
   userId: number,
   scope: Scope,
-  known?: AccountStart,
   mode: RecomputeMode = 'incremental'
 ): Promise<Recomputed> {
   const result = noneChanged()
@@ -408,9 +405,7 @@ export async function recompute(
   const carried = chain.some((row) => months.has(dayOf(row.month)))
   if (dayRows.length + weekRows.length + monthRows.length === 0 && !carried) return result
 
-  const loaded = await loadAccountAndSchedule(trx, companyId, userId)
-  const account = known ?? loaded.account
-  const schedule = loaded.schedule
+  const { account, schedule } = await loadAccountAndSchedule(trx, companyId, userId)
   const periods = [...dayRows.map((row): [Day, Day] => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
   const changed = mode === 'from-scratch' ? null : new Set(scope.days)
   const states = await recomputeDayRows(trx, user, dayRuns(periods), changed, chain, schedule, result)

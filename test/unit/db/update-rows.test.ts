@@ -4,9 +4,9 @@ import { updateRows } from '../../../src/db/update-rows'
 import { forEachDatabase, scratchTable } from '../../support/harness'
 
 /**
- * `updateRows` (src/db/update-rows.ts): many rows, each with its own columns, in one statement;
- * SQLite sends them as JSON (`json_each`), PostgreSQL as CASE arms. Both must write exactly what
- * one UPDATE per row would.
+ * `updateRows` (src/db/update-rows.ts): many rows, each with its own columns, in one statement,
+ * sent as one JSON parameter (`json_each` on SQLite, `jsonb_array_elements` on PostgreSQL). Both
+ * must write exactly what one UPDATE per row would.
  */
 forEachDatabase('updateRows', (suite) => {
   const table = scratchTable(suite, 'update_rows_probe', (t) => {
@@ -203,7 +203,7 @@ forEachDatabase('updateRows', (suite) => {
     await assert.rejects(updateRows(db, table, 7, [{ id: ids[0], columns: { grade: 'ünï 😀' } }]), /value too long/)
   })
 
-  it('refuses values the two forms would store differently, and a row named twice', async () => {
+  it('refuses values JSON would carry differently from a bound parameter, and a row named twice', async () => {
     const [id] = await seed(5, 1)
     for (const columns of [
       { amountMs: undefined },
