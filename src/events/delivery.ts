@@ -1,15 +1,14 @@
 import type { Knex } from 'knex'
 import type { Logger } from 'pino'
-import { EVENT_TABLE, LogEntry } from './event-log'
+import { committedHead, EVENT_TABLE, LogEntry, logHorizon } from './event-log'
 import { ENTRY_COLUMNS, entryOf, StoredEvent } from './feed'
 
 /**
  * Realtime delivered from the event log (CONTRACT §13.1): each instance follows the log of every
  * company that has listeners on it (sockets), reading the events after the id up to which it has
- * handed them on, in id order, and hands each batch to `deliver`. A company's ids follow its commit
- * order (the append holds the company's log lock to the commit, src/events/event-log.ts), so a read
- * that sees id `n` has seen every earlier id of the company: the cursor never passes an event that
- * commits later. One read at a time per company, whoever asks for it (a wake-up, the poll, a flush):
+ * handed them on, in id order, and hands each batch to `deliver`. A read goes no further than the
+ * log's horizon (src/events/event-log.ts `logHorizon`: every event up to it has committed), so the
+ * cursor never passes an event that commits later. One read at a time per company, whoever asks for it (a wake-up, the poll, a flush):
  * a listener never gets an id twice or out of order, and a read serves every listener of the company.
  *
  * A read is asked for by a wake-up (`appended`: a write committed up to this id, on this instance or
@@ -119,9 +118,8 @@ export class LogDelivery {
     this.cursors.clear()
   }
 
-  private async head(companyId: number) {
-    const newest = await this.db(EVENT_TABLE).where({ companyId }).max('id as id').first()
-    return Number(newest?.id ?? 0)
+  private head(companyId: number) {
+    return committedHead(this.db, companyId)
   }
 
   /** The poll's second try at a head that `follow` could not read. */
@@ -151,9 +149,13 @@ export class LogDelivery {
       try {
         for (;;) {
           cursor.again = false
+          const horizon = await logHorizon(this.db, companyId)
           const rows = (await this.db(EVENT_TABLE)
             .where({ companyId })
             .where('id', '>', cursor.delivered)
+            .modify((query) => {
+              if (horizon !== null) query.where('id', '<=', horizon)
+            })
             .orderBy('id')
             .limit(this.batchSize)
             .select(...ENTRY_COLUMNS, 'scope')) as (StoredEvent & { scope: string })[]

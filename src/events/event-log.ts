@@ -11,7 +11,7 @@ export type Actor = { apiKeyId: number } | { userId: number } | { system: true }
 
 /** An event as the change feed (and later webhooks and sockets) hands it out. */
 export interface LogEntry {
-  /** Decimal string of an integer increasing in commit order within the company. */
+  /** Decimal string of an integer; a reader of the company's log meets them in increasing order. */
   id: string
   /** `<collection>.<created|patched|removed>`, or `company.recomputed`. */
   type: string
@@ -29,6 +29,7 @@ export interface NewEvent {
 }
 
 export const EVENT_TABLE = 'event_log'
+/** Per company: how far retention pruned the log (`pruned_through`). */
 export const HEAD_TABLE = 'event_log_heads'
 
 /** The longest statement of an append: a month's fan-out fits in one, a company's first sync in a few. */
@@ -65,9 +66,12 @@ interface PgQueryable {
 /** Appends of up to this many rows are prepared statements (each connection keeps one per count). */
 const PREPARED_ROWS = 8
 
+/** The first key of the advisory lock of a company's log (the second is the company): "cclg". */
+const LOG_LOCK_CLASS = 0x63636c67
+
 /**
- * The lock and the insert of `count` rows as one statement: the company's lock row joins the
- * inserted rows, so it is taken before the first id is drawn ($1 is the company).
+ * The company's shared log lock and the insert of `count` rows as one statement: the lock joins
+ * the inserted rows, so it is held before the first id is drawn ($1 is the company).
  */
 function appendStatement(count: number): string {
   const width = COLUMNS.length
@@ -76,21 +80,19 @@ function appendStatement(count: number): string {
     return `(${at(0)}::integer, ${at(1)}::timestamptz, ${[2, 3, 4, 5, 6].map(at).join(', ')})`
   }).join(', ')
   return (
-    `with head as (select company_id from ${HEAD_TABLE} where company_id = $1 for no key update) ` +
+    `with appending as materialized (select pg_advisory_xact_lock_shared(${LOG_LOCK_CLASS}, $1)) ` +
     `insert into ${EVENT_TABLE} (${COLUMNS.join(', ')}) ` +
-    `select v.* from (values ${values}) as v(${COLUMNS.join(', ')}) cross join head returning id`
+    `select v.* from (values ${values}) as v(${COLUMNS.join(', ')}) cross join appending returning id`
   )
 }
 
 /**
- * Inserts the rows under the company's log lock, returning their ids in order. The lock is the
- * company's row of `event_log_heads` (`FOR NO KEY UPDATE`), held until the transaction ends: every
- * append takes it last, after the user and company locks of its write, so it closes no deadlock
- * cycle, and concurrent writers of one company queue here for the short rest of their
- * transactions (the insert and the commit), which makes their ids follow their commit order. On
- * PostgreSQL the lock and the insert are one statement (the lock row joins the inserted rows, so it
- * is taken before the first id is drawn); the row is created on a company's first append. SQLite
- * runs one write transaction at a time: there ids follow commits without a lock.
+ * Inserts the rows, returning their ids in order. On PostgreSQL the append first takes the
+ * company's log lock in shared mode (a transaction-level advisory lock, `LOG_LOCK_CLASS` and the
+ * company), held to the end of the transaction: appends of one company run side by side, and a
+ * reader that needs to know up to where the log has committed takes the lock exclusively for a
+ * moment (`logHorizon`), which waits for the appends under way. SQLite runs one write transaction
+ * at a time: there ids follow commits without a lock.
  */
 async function insertLocked(trx: Knex.Transaction, companyId: number, rows: StoredRow[]): Promise<number[]> {
   if (trx.client.config.client !== 'pg') {
@@ -114,11 +116,7 @@ async function insertLocked(trx: Knex.Transaction, companyId: number, rows: Stor
   const text = appendStatement(rows.length)
   const query =
     rows.length <= PREPARED_ROWS ? { name: `crewclock_event_append_${rows.length}`, text, values } : { text, values }
-  let result = await connection.query(query)
-  if (result.rows.length === 0) {
-    await trx(HEAD_TABLE).insert({ companyId, prunedThrough: 0 }).onConflict('companyId').ignore()
-    result = await connection.query(query)
-  }
+  const result = await connection.query(query)
   return result.rows.map((row) => Number(row.id))
 }
 
@@ -157,4 +155,38 @@ export async function appendEvents(
     actor: origin.actor,
     requestId: origin.requestId
   }))
+}
+
+/**
+ * An id up to which every event of the company has committed or rolled back (CONTRACT §13.1: a
+ * reader never passes an event that commits later); null on SQLite, whose one writer at a time
+ * commits ids in order, so whatever is visible is the log up to there.
+ *
+ * On PostgreSQL appends of one company take their ids side by side and may commit in another
+ * order, so the newest visible id is no such bound. Taking the company's log lock exclusively
+ * waits for every append that holds it (each took it before drawing an id) and keeps new ones
+ * from drawing meanwhile; the sequence's value read under the lock is then the horizon: every id
+ * up to it was drawn by an append that has ended, every later append draws above it. The lock is
+ * transaction-level: outside a transaction it is released with the statement, inside one it is
+ * held to the end (and keeps the company's appends waiting that long).
+ */
+export async function logHorizon(db: Knex, companyId: number): Promise<number | null> {
+  if (db.client.config.client !== 'pg') return null
+  const { rows } = await db.raw(
+    `with held as materialized (select 1 as n from pg_advisory_xact_lock(${LOG_LOCK_CLASS}, ?::integer)) ` +
+      `select s.last_value from held cross join lateral (select last_value from ${EVENT_TABLE}_id_seq where held.n = 1) s`,
+    [companyId]
+  )
+  return Number(rows[0].last_value)
+}
+
+/**
+ * The id of the company's newest event up to which every event has committed (0 for an empty
+ * log): where a new reader of the log starts without passing an event that commits later.
+ */
+export async function committedHead(db: Knex, companyId: number): Promise<number> {
+  const horizon = await logHorizon(db, companyId)
+  const newest = db(EVENT_TABLE).where({ companyId }).max('id as id').first()
+  if (horizon !== null) newest.where('id', '<=', horizon)
+  return Number((await newest)?.id ?? 0)
 }

@@ -1,10 +1,10 @@
 import { BadRequest, Gone } from '@feathersjs/errors'
 import type { Knex } from 'knex'
-import { EVENT_TABLE, HEAD_TABLE, LogEntry } from './event-log'
+import { committedHead, EVENT_TABLE, HEAD_TABLE, LogEntry } from './event-log'
 
 /**
- * The change feed (CONTRACT §13.2, §13.6): a company's events after a cursor, in id order, which
- * is the company's commit order. A cursor is an event id of the company's log (or 0, before the
+ * The change feed (CONTRACT §13.2, §13.6): a company's events after a cursor, in id order, up to
+ * the newest id before which every event has committed (`committedHead`). A cursor is an event id of the company's log (or 0, before the
  * first); one older than retention (events after it were pruned) is 410, anything else 400.
  */
 export interface FeedQuery {
@@ -67,10 +67,9 @@ export async function readFeed(db: Knex, companyId: number, query: FeedQuery): P
   const prunedThrough = Number(head?.prunedThrough ?? 0)
   if (query.after !== undefined) await checkCursor(db, companyId, query.after, prunedThrough)
   const after = query.after ?? prunedThrough
-  // The newest event first: every event up to it has committed (a company's appends commit in id
-  // order), so a filtered page that ends early may move the cursor up to it past events it skipped.
-  const newest = await db(EVENT_TABLE).where({ companyId }).max('id as id').first()
-  const last = Number(newest?.id ?? 0)
+  // The newest event up to which every event has committed first, so a filtered page that ends
+  // early may move the cursor up to it past events it skipped.
+  const last = await committedHead(db, companyId)
   if (last <= after || (query.types && query.types.length === 0) || (query.scopes && query.scopes.length === 0))
     return { items: [], next: String(Math.max(after, last)) }
   const rows = db(EVENT_TABLE)

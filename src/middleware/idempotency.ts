@@ -190,8 +190,8 @@ export const idempotentWrite = (app: Application, store: IdempotencyStore) => {
     // The write runs in this transaction (the service joins `params.transaction` and notes its
     // events in this journal), and its response is stored in it before it commits: both or
     // neither. The events are appended last, after the stored response: the append takes the
-    // company's log lock (src/events/event-log.ts), held until the commit, so nothing else runs
-    // under it.
+    // company's log lock (src/events/event-log.ts), held until the commit, and readers of the log
+    // wait for it, so nothing else runs under it.
     const params = context.params
     const journal = new EventJournal(company, params)
     context.params = { ...params, transaction: { trx, starting: false }, eventJournal: journal }

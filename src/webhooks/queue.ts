@@ -2,7 +2,7 @@ import type { Knex } from 'knex'
 import { allows, parseStoredScopes } from '../auth/scopes'
 import { lockedForWrite } from '../db/dialect'
 import { typeMatches } from './event-types'
-import { EVENT_TABLE } from '../events/event-log'
+import { committedHead, EVENT_TABLE, logHorizon } from '../events/event-log'
 
 /**
  * The delivery queue in the database (CONTRACT §13.3). Each subscription keeps its own position
@@ -34,11 +34,12 @@ export interface QueuedDelivery {
   data: string | null
 }
 
-/** The id of the company's newest event (0 for an empty log): a new or reactivated subscription starts after it. */
-export async function logHead(db: Knex, companyId: number): Promise<number> {
-  const row = await db(EVENT_LOG).where({ companyId }).max({ head: 'id' }).first()
-  return Number(row?.head ?? 0)
-}
+/**
+ * Where a new or reactivated subscription starts: the company's newest event up to which every
+ * event has committed (0 for an empty log). Called in the subscription's write transaction, which
+ * then holds the log lock to its commit (src/events/event-log.ts `logHorizon`).
+ */
+export const logHead = (db: Knex, companyId: number): Promise<number> => committedHead(db, companyId)
 
 /** The first delivery waiting in a subscription's queue (the partial index). */
 export const firstQueued = (db: Knex, subscriptionId: number) =>
@@ -127,12 +128,17 @@ export async function queueNewEvents(
   room: number,
   now: Date
 ): Promise<{ examined: number; queued: number }> {
+  // Before the transaction, so that the log lock is not held through it.
+  const horizon = await logHorizon(knex, companyId)
   return knex.transaction(async (trx) => {
     const subscription = await lockSubscription(trx, companyId, subscriptionId)
     if (!subscription || subscription.deactivatedAt) return { examined: 0, queued: 0 }
     const events: { id: number; type: string; scope: string; own: string | null }[] = await trx(EVENT_LOG)
       .where({ companyId })
       .andWhere('id', '>', subscription.lastEventId)
+      .modify((query) => {
+        if (horizon !== null) query.andWhere('id', '<=', horizon)
+      })
       .orderBy('id')
       .limit(QUEUE_STEP)
       .select(

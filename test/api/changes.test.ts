@@ -297,47 +297,84 @@ forEachDatabase('change feed', (suite) => {
     assert.equal(new Set(ids).size, ids.length)
   })
 
-  it("holds a company's second append until the first commits (PostgreSQL: the log lock)", async function () {
+  it("lets a company's appends commit side by side, and no reader passes one still open (PostgreSQL: the log lock)", async function () {
     if (suite.db.name !== 'postgres') return this.skip()
     const knex = suite.server().knex
     const company = await suite.company()
     const origin = { actor: { system: true as const }, requestId: 'lock-test' }
     const event = { type: 'customers.created', scope: 'customers', data: { id: 1 } }
-    // The company's lock row exists from its first append on.
-    const before = await company.api.post('/v1/customers', { companyName: 'First' })
-    assert.equal(before.status, 201, before.text)
     const head = await headOf(company.api)
+    // Two open appends: `b` draws a later id than `a` and commits first.
     const first = await knex.transaction()
     const [a] = await appendEvents(first, company.id, [event], origin)
-    let secondDone = false
-    const second = knex
-      .transaction((trx) => appendEvents(trx, company.id, [event], origin))
-      .then(([b]) => ((secondDone = true), b))
-    const waiting = async () =>
-      Number(
-        (
-          await knex.raw(
-            "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%event_log_heads%'"
-          )
-        ).rows[0].n
-      ) > 0
+    let reads: Promise<any>[] = []
+    let b = a
     try {
-      while (!secondDone && !(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20))
-      assert.equal(secondDone, false, 'the second append committed while the first was open')
-      const hidden = await company.api.get('/v1/changes', { after: head })
-      assert.deepEqual(hidden.body, { items: [], next: head })
-    } catch (error) {
-      await first.rollback()
-      throw error
+      ;[b] = await knex.transaction((trx) => appendEvents(trx, company.id, [event], origin))
+      assert.ok(Number(b.id) > Number(a.id))
+      // A reader that went past `b` now would never see `a`: the feed, a socket's start, a new
+      // webhook subscription's position all wait for the open append instead.
+      let answered = 0
+      const read = <T>(request: Promise<T>) => request.finally(() => answered++)
+      reads = [
+        read(company.api.get('/v1/changes', { after: head })),
+        read(company.api.get('/v1/changes', { after: head, types: 'customers.*' })),
+        read(
+          company.api.post('/v1/webhook-subscriptions', {
+            url: 'https://hooks.example.test/in',
+            types: ['customers.*']
+          })
+        )
+      ]
+      const waiting = async () =>
+        Number(
+          (
+            await knex.raw(
+              "select count(*) as n from pg_locks where locktype = 'advisory' and objid = ? and not granted",
+              [company.id]
+            )
+          ).rows[0].n
+        )
+      while (answered === 0 && (await waiting()) < reads.length) await new Promise((r) => setTimeout(r, 20))
+      assert.equal(answered, 0, 'a reader answered while an earlier append was open')
+    } finally {
+      await first.commit()
     }
-    await first.commit()
-    const b = await second
-    assert.ok(Number(b.id) > Number(a.id))
-    const { items } = await readAll(company.api, head)
+    const [feed, filtered, subscription] = await Promise.all(reads)
+    assert.equal(feed.status, 200, feed.text)
+    for (const res of [feed, filtered]) {
+      assert.equal(res.status, 200, res.text)
+      assert.deepEqual(
+        res.body.items.map((item: any) => item.id),
+        [a.id, b.id]
+      )
+    }
+    assert.equal(subscription.status, 201, subscription.text)
+    // The subscription starts after both appends: its position is past them.
+    const stored = await knex('webhook_subscriptions').where({ id: subscription.body.id }).first('lastEventId')
+    assert.ok(Number(stored.lastEventId) >= Number(b.id), `position ${stored.lastEventId}, appends ${a.id} and ${b.id}`)
+  })
+
+  it('a reader waits for an open append that then rolls back, and moves on without it (PostgreSQL)', async function () {
+    if (suite.db.name !== 'postgres') return this.skip()
+    const knex = suite.server().knex
+    const company = await suite.company()
+    const origin = { actor: { system: true as const }, requestId: 'lock-test' }
+    const event = { type: 'customers.created', scope: 'customers', data: { id: 1 } }
+    const head = await headOf(company.api)
+    const first = await knex.transaction()
+    await appendEvents(first, company.id, [event], origin)
+    const [b] = await knex.transaction((trx) => appendEvents(trx, company.id, [event], origin))
+    const feed = company.api.get('/v1/changes', { after: head })
+    await new Promise((r) => setTimeout(r, 100))
+    await first.rollback()
+    const res = await feed
+    assert.equal(res.status, 200, res.text)
     assert.deepEqual(
-      items.map((item: any) => item.id),
-      [a.id, b.id]
+      res.body.items.map((item: any) => item.id),
+      [b.id]
     )
+    assert.equal(res.body.next, b.id)
   })
 
   it('logs an idempotent write once: its replay logs nothing', async () => {

@@ -8,6 +8,7 @@ import { createApp } from '../../src/app'
 import { createKnex, withoutStatementTimeout } from '../../src/db/knex'
 import { FreezingRelay } from '../support/fault-injection'
 import type { Application } from '../../src/declarations'
+import { appendEvents } from '../../src/events/event-log'
 
 /** Short limits, so a test waits seconds, not the production defaults. */
 const STATEMENT_TIMEOUT_MS = 1000
@@ -99,19 +100,54 @@ forEachDatabase('database timeouts', (suite) => {
     }
   })
 
-  it('a write whose log append waits past the statement timeout for the log lock answers 503 and stores nothing', async function () {
+  it('a feed read waiting past the statement timeout for an open append answers 503, and reads once it is gone (PostgreSQL)', async function () {
+    if (suite.db.name !== 'postgres') return this.skip()
+    const { app, http } = await timedApp()
+    const knex = suite.server().knex
+    try {
+      const company = await suite.company()
+      const api = http.withKey(company.apiKey)
+      assert.equal((await api.post('/v1/customers', { companyName: 'Before' })).status, 201)
+      // An append left open (a stuck writer): it holds the company's log lock until it ends.
+      const stuck = await knex.transaction()
+      try {
+        await appendEvents(stuck, company.id, [{ type: 'customers.created', scope: 'customers', data: { id: 0 } }], {
+          actor: { system: true },
+          requestId: 'stuck'
+        })
+        const started = Date.now()
+        const res = await api.get('/v1/changes')
+        assertUnavailable(res, 'a feed read behind an open append')
+        assert.ok(Date.now() - started < STATEMENT_TIMEOUT_MS + SLACK_MS, `answered after ${Date.now() - started} ms`)
+        // Writes of the company go on meanwhile: appends do not wait for each other.
+        assert.equal((await api.post('/v1/customers', { companyName: 'During' })).status, 201)
+      } finally {
+        await stuck.rollback()
+      }
+      const res = await api.get('/v1/changes')
+      assert.equal(res.status, 200, res.text)
+      assert.deepEqual(
+        res.body.items.map((event: any) => event.data.companyName),
+        ['Before', 'During']
+      )
+    } finally {
+      await app.teardown()
+    }
+  })
+
+  it('a write whose log append waits past the statement timeout answers 503 and stores nothing', async function () {
     const { app, http } = await timedApp()
     try {
       const company = await suite.company()
       const api = http.withKey(company.apiKey)
-      // The first write creates the company's log lock row (PostgreSQL; SQLite locks the file).
       const before = await api.post('/v1/customers', { companyName: 'Before' })
       assert.equal(before.status, 201, before.text)
-      const { res, waited, release } = await whileLocked('event_log_heads', () =>
+      // PostgreSQL: the customer is written, the append waits (SQLite locks the file).
+      const { res, waited, release } = await whileLocked('event_log', () =>
         api.post('/v1/customers', { companyName: 'During' })
       )
       try {
-        assertUnavailable(res, 'create while the log lock is held')
+        assertUnavailable(res, 'create while the event log is locked')
         assert.ok(waited < STATEMENT_TIMEOUT_MS + SLACK_MS, `answered after ${waited} ms`)
       } finally {
         await release()
