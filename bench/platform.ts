@@ -597,7 +597,7 @@ interface NewEvent {
   data: object
 }
 const eventInserts = new Map<number, Stmt>()
-/** One multi-row insert; on PostgreSQL it joins the company's head row locked `for no key update`. */
+/** One multi-row insert; on PostgreSQL it first takes the company's log lock shared (src/events/event-log.ts). */
 function eventInsert(count: number): Stmt {
   let s = eventInserts.get(count)
   if (!s) {
@@ -607,17 +607,13 @@ function eventInsert(count: number): Stmt {
     s = stmt(
       `event_insert_${count}`,
       `insert into event_log (${columns}) values ${values}`,
-      'with head as (select company_id from event_log_heads where company_id = ? for no key update) ' +
-        `insert into event_log (${columns}) select v.* from (values ${pgValues}) as v(${columns}) cross join head returning id`
+      `with appending as materialized (select pg_advisory_xact_lock_shared(${0x63636c67}, ?::integer)) ` +
+        `insert into event_log (${columns}) select v.* from (values ${pgValues}) as v(${columns}) cross join appending returning id`
     )
     eventInserts.set(count, s)
   }
   return s
 }
-const SQL_EVENT_HEAD = pgOnly(
-  'event_head_insert',
-  'insert into event_log_heads (company_id, pruned_through) values (?, 0) on conflict (company_id) do nothing'
-)
 
 function* appendEvents(principal: Principal, requestId: string, events: NewEvent[]): Work<void> {
   if (events.length === 0) return
@@ -634,11 +630,7 @@ function* appendEvents(principal: Principal, requestId: string, events: NewEvent
   ])
   const s = eventInsert(events.length)
   if (!db.isPg) return yield* exec(s, values)
-  const inserted = yield* all(s, [principal.companyId, ...values])
-  if (inserted.length === 0) {
-    yield* exec(SQL_EVENT_HEAD, [principal.companyId])
-    yield* all(s, [principal.companyId, ...values])
-  }
+  yield* all(s, [principal.companyId, ...values])
 }
 
 // ---------------------------------------------------------------------------------------------

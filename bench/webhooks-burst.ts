@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import knex from 'knex'
 import { serveCheckout } from './processes'
+import { appendEvents } from '../src/events/event-log'
 
 /**
  * `npx tsx bench/webhooks-burst.ts [--pg-url postgres://...] [--events 10000] [--rounds 6] [--window 4]`
@@ -146,24 +147,17 @@ async function main() {
     for (const to of ['/a', '/b', '/failing'])
       await api('POST', '/v1/webhook-subscriptions', { url: target.url + to, types: ['customers.created'] })
     const [sample] = await db('customers').where({ company_id: companyId }).limit(1)
-    const data = JSON.stringify(sample)
 
     await load(url, apiKey, child.pid!, 5) // warm-up
-    await db.transaction(async (trx) => {
-      const occurredAt = new Date().toISOString()
-      for (let start = 0; start < EVENTS; start += 500) {
-        const rows = Array.from({ length: Math.min(500, EVENTS - start) }, () => ({
-          company_id: companyId,
-          occurred_at: occurredAt,
-          type: 'customers.created',
-          scope: 'customers',
-          data,
-          actor: '{"system":true}',
-          request_id: 'bench'
-        }))
-        await trx('event_log').insert(rows)
-      }
-    })
+    // Appended as the service appends (on PostgreSQL under the company's log lock, shared).
+    await db.transaction((trx) =>
+      appendEvents(
+        trx,
+        companyId,
+        Array.from({ length: EVENTS }, () => ({ type: 'customers.created', scope: 'customers', data: sample })),
+        { actor: { system: true }, requestId: 'bench' }
+      )
+    )
     // Written in one transaction here, the burst would leave SQLite a WAL of some megabytes that every
     // later commit tries to checkpoint; written by requests, it is checkpointed as it grows.
     if (databaseUrl.startsWith('sqlite')) await db.raw('PRAGMA wal_checkpoint(TRUNCATE)')

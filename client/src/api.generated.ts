@@ -1622,7 +1622,7 @@ export interface WebhookReplayQueued {
 
 /** An event of `GET /v1/changes` (the change feed). */
 export interface ChangeEvent {
-  /** Increases in commit order within the company; compare as numbers. */
+  /** Increases within the company in the order its events become readable: the feed, sockets and webhooks never hand out a lower id after a higher one; compare as numbers. */
   id: string
   /** `<collection>.<created|patched|removed>` (uploads: `uploads.*`), or `company.recomputed` (many users' time sheets recomputed at once). */
   type: string

@@ -158,6 +158,17 @@ export async function appendEvents(
 }
 
 /**
+ * How long a reader outside a transaction queues for the company's log lock before it makes do
+ * with the last horizon it read. While it queues, new appends of the company queue behind it
+ * (PostgreSQL grants no shared request past a waiting exclusive one), so this bounds how long a
+ * reader can hold the company's writers up when an append is left open (a stuck client).
+ */
+export const HORIZON_WAIT_MS = 200
+
+/** The newest horizon read per database (its knex config) and company: a fallback that stays true. */
+const lastHorizons = new WeakMap<object, Map<number, number>>()
+
+/**
  * An id up to which every event of the company has committed or rolled back (CONTRACT §13.1: a
  * reader never passes an event that commits later); null on SQLite, whose one writer at a time
  * commits ids in order, so whatever is visible is the log up to there.
@@ -166,18 +177,81 @@ export async function appendEvents(
  * order, so the newest visible id is no such bound. Taking the company's log lock exclusively
  * waits for every append that holds it (each took it before drawing an id) and keeps new ones
  * from drawing meanwhile; the sequence's value read under the lock is then the horizon: every id
- * up to it was drawn by an append that has ended, every later append draws above it. The lock is
- * transaction-level: outside a transaction it is released with the statement, inside one it is
- * held to the end (and keeps the company's appends waiting that long).
+ * up to it was drawn by an append that has ended, every later append draws above it. (Only while
+ * the sequence hands out values one by one: `checkedSequence` refuses one that caches them.)
+ *
+ * Outside a transaction the lock lives for the statement, and the wait for it is bounded by
+ * `HORIZON_WAIT_MS` (`lock_timeout`, set for that statement only): past it, an append that stays
+ * open does not make the reader wait, nor the company's writers behind the reader; the reader
+ * gets the last horizon this process read for the company (still true: a horizon only ever
+ * becomes older), or 0 when it has none, and so sees nothing newer until the append ends. Inside
+ * a transaction (a webhook subscription's position) the lock is held to its end and the wait is
+ * bounded by the statement timeout only: a failed statement would abort the caller's transaction.
  */
 export async function logHorizon(db: Knex, companyId: number): Promise<number | null> {
   if (db.client.config.client !== 'pg') return null
-  const { rows } = await db.raw(
-    `with held as materialized (select 1 as n from pg_advisory_xact_lock(${LOG_LOCK_CLASS}, ?::integer)) ` +
-      `select s.last_value from held cross join lateral (select last_value from ${EVENT_TABLE}_id_seq where held.n = 1) s`,
-    [companyId]
-  )
-  return Number(rows[0].last_value)
+  const seen = horizonsOf(db)
+  await checkedSequence(db)
+  if (db.isTransaction) {
+    const { rows } = await db.raw(
+      `with held as materialized (select 1 as n from pg_advisory_xact_lock(${LOG_LOCK_CLASS}, ?::integer)) ` +
+        `select s.last_value from held cross join lateral (select last_value from ${EVENT_TABLE}_id_seq where held.n = 1) s`,
+      [companyId]
+    )
+    return Number(rows[0].last_value)
+  }
+  try {
+    // The time-out is set first (its CTE is the lock's only row), and only for this statement.
+    const { rows } = await db.raw(
+      `with limited as materialized (select set_config('lock_timeout', ?, true) as t), ` +
+        `held as materialized (select 1 as n, pg_advisory_xact_lock(${LOG_LOCK_CLASS}, ?::integer) as l from limited) ` +
+        `select s.last_value from held cross join lateral (select last_value from ${EVENT_TABLE}_id_seq where held.n = 1) s`,
+      [`${HORIZON_WAIT_MS}ms`, companyId]
+    )
+    const horizon = Number(rows[0].last_value)
+    if (horizon > (seen.get(companyId) ?? 0)) seen.set(companyId, horizon)
+    return horizon
+  } catch (error) {
+    if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error
+    return seen.get(companyId) ?? 0
+  }
+}
+
+const LOCK_NOT_AVAILABLE = '55P03'
+
+/** Per database (its knex config): the check that the log's sequence caches no values. */
+const checkedSequences = new WeakMap<object, Promise<void>>()
+
+/**
+ * With `CACHE n` each connection takes n values at once, so the sequence's `last_value` can be
+ * ahead of ids that another connection will still draw: the horizon would pass them. Checked once
+ * per process and database; a cached sequence fails every read of the log, loudly, rather than
+ * let a reader skip events.
+ */
+function checkedSequence(db: Knex): Promise<void> {
+  const key = db.client.config as object
+  let checked = checkedSequences.get(key)
+  if (!checked) {
+    checked = db
+      .raw(`select seqcache from pg_sequence where seqrelid = '${EVENT_TABLE}_id_seq'::regclass`)
+      .then(({ rows }: { rows: { seqcache: number | string }[] }) => {
+        if (Number(rows[0]?.seqcache ?? 1) > 1)
+          throw new Error(
+            `${EVENT_TABLE}_id_seq caches ${rows[0].seqcache} values per connection: the change feed, realtime and ` +
+              `webhooks cannot tell which events have committed. Run ALTER SEQUENCE ${EVENT_TABLE}_id_seq CACHE 1.`
+          )
+      })
+    checked.catch(() => checkedSequences.delete(key))
+    checkedSequences.set(key, checked)
+  }
+  return checked
+}
+
+function horizonsOf(db: Knex): Map<number, number> {
+  const key = db.client.config as object
+  let seen = lastHorizons.get(key)
+  if (!seen) lastHorizons.set(key, (seen = new Map()))
+  return seen
 }
 
 /**

@@ -11,7 +11,11 @@ export const changeEventSchema: Json = {
   required: ['id', 'type', 'occurredAt', 'data', 'actor', 'requestId'],
   additionalProperties: false,
   properties: {
-    id: { ...EVENT_ID, description: 'Increases in commit order within the company; compare as numbers.' },
+    id: {
+      ...EVENT_ID,
+      description:
+        'Increases within the company in the order its events become readable: the feed, sockets and webhooks never hand out a lower id after a higher one; compare as numbers.'
+    },
     type: {
       type: 'string',
       pattern: '^[a-z][a-z0-9-]*\\.[a-z]+$',

@@ -9,6 +9,7 @@ import { typePatternErrors } from '../../webhooks/event-types'
 import { decryptSigningSecret, encryptSigningSecret, newSigningSecret } from '../../webhooks/secrets'
 import { logHead, SUBSCRIPTIONS } from '../../webhooks/queue'
 import { abandonQueue } from '../../webhooks/outcomes'
+import { lockedForWrite } from '../../db/dialect'
 import { REPLAYED_HEADER } from '../../middleware/idempotency'
 
 /**
@@ -95,10 +96,8 @@ export async function checkSubscriptionWrite(write: WriteContext<SubscriptionPla
  * receives only events after it: no backfill); the position again on reactivation (what happened
  * while it was deactivated is for a replay); no work and no failure window once deactivated.
  */
-export async function subscriptionRow(
-  row: Row,
-  { app, method, params, plan, trx, companyId }: PlannedWrite<SubscriptionPlan>
-) {
+export async function subscriptionRow(row: Row, write: PlannedWrite<SubscriptionPlan>) {
+  const { app, method, params, plan, trx, companyId } = write
   if (plan.readScopes) row.readScopes = JSON.stringify(plan.readScopes)
   if (method === 'create') {
     if (!params.webhookSecret) throw new GeneralError('A webhook subscription is created with its signing secret')
@@ -106,7 +105,13 @@ export async function subscriptionRow(
     row.types ??= '[]'
     row.lastEventId = await logHead(trx, companyId)
   }
-  if (plan.reactivating) row.lastEventId = await logHead(trx, companyId)
+  if (plan.reactivating) {
+    // The row first: a concurrent write of this subscription that holds it appends (the log lock
+    // shared) before it commits, so taking the log lock first and then waiting for the row here
+    // would close a cycle.
+    await lockedForWrite(trx, trx(SUBSCRIPTIONS).where({ companyId, id: write.existing!.id }).first('id'))
+    row.lastEventId = await logHead(trx, companyId)
+  }
   if (plan.deactivating || plan.reactivating) Object.assign(row, { dueAt: null, failingSince: null })
 }
 
