@@ -76,7 +76,8 @@ forEachDatabase('user-absences', (suite) => {
   })
 
   it('creates a draft absence with its work days (201, full shape)', async () => {
-    const userId = await newUser(a)
+    // Employed before the absence: the account would otherwise start today, and days before it are no work days.
+    const userId = await newUser(a, { employedFrom: '2026-01-01' })
     // Thursday to Tuesday (exclusive): Thu, Fri, Mon are work days; the weekend is not.
     const res = await absence(a, {
       userId,
