@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import type { Logger } from 'pino'
-import { committedHead, EVENT_TABLE, LogEntry, logHorizon } from './event-log'
+import { committedHead, EVENT_TABLE, LogEntry, logHorizon, upToHorizon } from './event-log'
 import { ENTRY_COLUMNS, entryOf, StoredEvent } from './feed'
 
 /**
@@ -8,8 +8,9 @@ import { ENTRY_COLUMNS, entryOf, StoredEvent } from './feed'
  * company that has listeners on it (sockets), reading the events after the id up to which it has
  * handed them on, in id order, and hands each batch to `deliver`. A read goes no further than the
  * log's horizon (src/events/event-log.ts `logHorizon`: every event up to it has committed), so the
- * cursor never passes an event that commits later. One read at a time per company, whoever asks for it (a wake-up, the poll, a flush):
- * a listener never gets an id twice or out of order, and a read serves every listener of the company.
+ * cursor never passes an event that commits later. One read at a time per company, whoever asks
+ * for it (a wake-up, the poll, a flush): a listener never gets an id twice or out of order, and a
+ * read serves every listener of the company.
  *
  * A read is asked for by a wake-up (`appended`: a write committed up to this id, on this instance or
  * another, sent over the sync bus) and, for wake-ups that were lost (bus down, a write by the CLI),
@@ -150,12 +151,10 @@ export class LogDelivery {
         for (;;) {
           cursor.again = false
           const horizon = await logHorizon(this.db, companyId)
-          const rows = (await this.db(EVENT_TABLE)
-            .where({ companyId })
-            .where('id', '>', cursor.delivered)
-            .modify((query) => {
-              if (horizon !== null) query.where('id', '<=', horizon)
-            })
+          const rows = (await upToHorizon(
+            this.db(EVENT_TABLE).where({ companyId }).where('id', '>', cursor.delivered),
+            horizon
+          )
             .orderBy('id')
             .limit(this.batchSize)
             .select(...ENTRY_COLUMNS, 'scope')) as (StoredEvent & { scope: string })[]

@@ -165,8 +165,33 @@ export async function appendEvents(
  */
 export const HORIZON_WAIT_MS = 200
 
-/** The newest horizon read per database (its knex config) and company: a fallback that stays true. */
-const lastHorizons = new WeakMap<object, Map<number, number>>()
+/**
+ * What a process keeps per database (keyed by its knex config, which a transaction shares with its
+ * pool): the newest horizon read per company (a fallback that stays true), and the check of the
+ * log's sequence (`checkedSequence`).
+ */
+const perDatabase = new WeakMap<object, { horizons: Map<number, number>; sequenceChecked?: Promise<void> }>()
+
+function stateOf(db: Knex) {
+  const key = db.client.config as object
+  let state = perDatabase.get(key)
+  if (!state) perDatabase.set(key, (state = { horizons: new Map() }))
+  return state
+}
+
+/**
+ * The horizon's statement: the company's log lock taken exclusively, then the sequence's value
+ * read under it. `limited` first sets `lock_timeout` (its first parameter) for this statement
+ * alone, in the one row the lock is then taken from.
+ */
+function horizonStatement(limited: boolean): string {
+  const timeout = limited ? `limited as materialized (select set_config('lock_timeout', ?, true) as t), ` : ''
+  const lock = `select 1 as n, pg_advisory_xact_lock(${LOG_LOCK_CLASS}, ?::integer) as l${limited ? ' from limited' : ''}`
+  return (
+    `with ${timeout}held as materialized (${lock}) ` +
+    `select s.last_value from held cross join lateral (select last_value from ${EVENT_TABLE}_id_seq where held.n = 1) s`
+  )
+}
 
 /**
  * An id up to which every event of the company has committed or rolled back (CONTRACT §13.1: a
@@ -190,37 +215,25 @@ const lastHorizons = new WeakMap<object, Map<number, number>>()
  */
 export async function logHorizon(db: Knex, companyId: number): Promise<number | null> {
   if (db.client.config.client !== 'pg') return null
-  const seen = horizonsOf(db)
   await checkedSequence(db)
   if (db.isTransaction) {
-    const { rows } = await db.raw(
-      `with held as materialized (select 1 as n from pg_advisory_xact_lock(${LOG_LOCK_CLASS}, ?::integer)) ` +
-        `select s.last_value from held cross join lateral (select last_value from ${EVENT_TABLE}_id_seq where held.n = 1) s`,
-      [companyId]
-    )
+    const { rows } = await db.raw(horizonStatement(false), [companyId])
     return Number(rows[0].last_value)
   }
+  const { horizons } = stateOf(db)
   try {
-    // The time-out is set first (its CTE is the lock's only row), and only for this statement.
-    const { rows } = await db.raw(
-      `with limited as materialized (select set_config('lock_timeout', ?, true) as t), ` +
-        `held as materialized (select 1 as n, pg_advisory_xact_lock(${LOG_LOCK_CLASS}, ?::integer) as l from limited) ` +
-        `select s.last_value from held cross join lateral (select last_value from ${EVENT_TABLE}_id_seq where held.n = 1) s`,
-      [`${HORIZON_WAIT_MS}ms`, companyId]
-    )
+    // The time-out is set first (the lock reads its CTE's row), and only for this statement.
+    const { rows } = await db.raw(horizonStatement(true), [`${HORIZON_WAIT_MS}ms`, companyId])
     const horizon = Number(rows[0].last_value)
-    if (horizon > (seen.get(companyId) ?? 0)) seen.set(companyId, horizon)
+    if (horizon > (horizons.get(companyId) ?? 0)) horizons.set(companyId, horizon)
     return horizon
   } catch (error) {
     if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error
-    return seen.get(companyId) ?? 0
+    return horizons.get(companyId) ?? 0
   }
 }
 
 const LOCK_NOT_AVAILABLE = '55P03'
-
-/** Per database (its knex config): the check that the log's sequence caches no values. */
-const checkedSequences = new WeakMap<object, Promise<void>>()
 
 /**
  * With `CACHE n` each connection takes n values at once, so the sequence's `last_value` can be
@@ -229,10 +242,9 @@ const checkedSequences = new WeakMap<object, Promise<void>>()
  * let a reader skip events.
  */
 function checkedSequence(db: Knex): Promise<void> {
-  const key = db.client.config as object
-  let checked = checkedSequences.get(key)
-  if (!checked) {
-    checked = db
+  const state = stateOf(db)
+  if (!state.sequenceChecked) {
+    const checked = db
       .raw(`select seqcache from pg_sequence where seqrelid = '${EVENT_TABLE}_id_seq'::regclass`)
       .then(({ rows }: { rows: { seqcache: number | string }[] }) => {
         if (Number(rows[0]?.seqcache ?? 1) > 1)
@@ -241,17 +253,15 @@ function checkedSequence(db: Knex): Promise<void> {
               `webhooks cannot tell which events have committed. Run ALTER SEQUENCE ${EVENT_TABLE}_id_seq CACHE 1.`
           )
       })
-    checked.catch(() => checkedSequences.delete(key))
-    checkedSequences.set(key, checked)
+    checked.catch(() => (state.sequenceChecked = undefined))
+    state.sequenceChecked = checked
   }
-  return checked
+  return state.sequenceChecked
 }
 
-function horizonsOf(db: Knex): Map<number, number> {
-  const key = db.client.config as object
-  let seen = lastHorizons.get(key)
-  if (!seen) lastHorizons.set(key, (seen = new Map()))
-  return seen
+/** Keeps `query` of the log at or below `horizon` (none on SQLite: `logHorizon` gave null). */
+export function upToHorizon<Q extends Knex.QueryBuilder>(query: Q, horizon: number | null): Q {
+  return horizon === null ? query : (query.where('id', '<=', horizon) as Q)
 }
 
 /**
@@ -260,7 +270,6 @@ function horizonsOf(db: Knex): Map<number, number> {
  */
 export async function committedHead(db: Knex, companyId: number): Promise<number> {
   const horizon = await logHorizon(db, companyId)
-  const newest = db(EVENT_TABLE).where({ companyId }).max('id as id').first()
-  if (horizon !== null) newest.where('id', '<=', horizon)
-  return Number((await newest)?.id ?? 0)
+  const newest = await upToHorizon(db(EVENT_TABLE).where({ companyId }), horizon).max('id as id').first()
+  return Number(newest?.id ?? 0)
 }

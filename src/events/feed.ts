@@ -4,8 +4,9 @@ import { committedHead, EVENT_TABLE, HEAD_TABLE, LogEntry } from './event-log'
 
 /**
  * The change feed (CONTRACT §13.2, §13.6): a company's events after a cursor, in id order, up to
- * the newest id before which every event has committed (`committedHead`). A cursor is an event id of the company's log (or 0, before the
- * first); one older than retention (events after it were pruned) is 410, anything else 400.
+ * the newest id before which every event has committed (`committedHead`). A cursor is an event id
+ * of the company's log (or 0, before the first); one older than retention (events after it were
+ * pruned) is 410, anything else 400.
  */
 export interface FeedQuery {
   /** The cursor; absent: from the oldest retained event. */

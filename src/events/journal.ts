@@ -195,8 +195,8 @@ export class EventJournal {
   /**
    * Appends the noted events to the log in `trx` (the last statements of the write: on PostgreSQL
    * the company's log lock is held in shared mode from here to the commit, and a reader of the log
-   * waits for it), and once the transaction has committed announces the
-   * company's new head (`eventLogAppended`: realtime reads the log from there). Returns the log entries.
+   * waits for it), and once the transaction has committed announces the company's new head
+   * (`eventLogAppended`: realtime reads the log from there). Returns the log entries.
    */
   async commit(app: Application, trx: Knex.Transaction): Promise<LogEntry[]> {
     await this.readNoted(app, trx)

@@ -11,7 +11,8 @@ const FIRST_PRUNE_MS = 60 * 1000
 /**
  * Deletes each company's events older than the retention: up to the newest old one, so that what
  * remains is always an unbroken tail of the log. `pruned_through` is raised first, in a statement
- * of its own: a cursor before it is 410 from then on, even while its events are still being deleted. Returns how many events were deleted.
+ * of its own: a cursor before it is 410 from then on, even while its events are still being
+ * deleted. Returns how many events were deleted.
  */
 export async function pruneEventLog(db: Knex, retentionDays: number, now = Date.now()): Promise<number> {
   const cutoff = new Date(now - retentionDays * DAY_MS).toISOString()

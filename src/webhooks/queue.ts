@@ -2,7 +2,7 @@ import type { Knex } from 'knex'
 import { allows, parseStoredScopes } from '../auth/scopes'
 import { lockedForWrite } from '../db/dialect'
 import { typeMatches } from './event-types'
-import { committedHead, EVENT_TABLE, logHorizon } from '../events/event-log'
+import { EVENT_TABLE, logHorizon, upToHorizon } from '../events/event-log'
 
 /**
  * The delivery queue in the database (CONTRACT §13.3). Each subscription keeps its own position
@@ -33,13 +33,6 @@ export interface QueuedDelivery {
   occurredAt: string | null
   data: string | null
 }
-
-/**
- * Where a new or reactivated subscription starts: the company's newest event up to which every
- * event has committed (0 for an empty log). Called in the subscription's write transaction, which
- * then holds the log lock to its commit (src/events/event-log.ts `logHorizon`).
- */
-export const logHead = (db: Knex, companyId: number): Promise<number> => committedHead(db, companyId)
 
 /** The first delivery waiting in a subscription's queue (the partial index). */
 export const firstQueued = (db: Knex, subscriptionId: number) =>
@@ -133,12 +126,10 @@ export async function queueNewEvents(
   return knex.transaction(async (trx) => {
     const subscription = await lockSubscription(trx, companyId, subscriptionId)
     if (!subscription || subscription.deactivatedAt) return { examined: 0, queued: 0 }
-    const events: { id: number; type: string; scope: string; own: string | null }[] = await trx(EVENT_LOG)
-      .where({ companyId })
-      .andWhere('id', '>', subscription.lastEventId)
-      .modify((query) => {
-        if (horizon !== null) query.andWhere('id', '<=', horizon)
-      })
+    const events: { id: number; type: string; scope: string; own: string | null }[] = await upToHorizon(
+      trx(EVENT_LOG).where({ companyId }).andWhere('id', '>', subscription.lastEventId),
+      horizon
+    )
       .orderBy('id')
       .limit(QUEUE_STEP)
       .select(

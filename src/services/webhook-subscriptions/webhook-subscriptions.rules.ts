@@ -7,7 +7,8 @@ import { allows, normalizeScopes } from '../../auth/scopes'
 import { Resolver, systemResolver, urlProblem } from '../../webhooks/addresses'
 import { typePatternErrors } from '../../webhooks/event-types'
 import { decryptSigningSecret, encryptSigningSecret, newSigningSecret } from '../../webhooks/secrets'
-import { logHead, SUBSCRIPTIONS } from '../../webhooks/queue'
+import { SUBSCRIPTIONS } from '../../webhooks/queue'
+import { committedHead } from '../../events/event-log'
 import { abandonQueue } from '../../webhooks/outcomes'
 import { lockedForWrite } from '../../db/dialect'
 import { REPLAYED_HEADER } from '../../middleware/idempotency'
@@ -93,8 +94,9 @@ export async function checkSubscriptionWrite(write: WriteContext<SubscriptionPla
 
 /**
  * The stored columns besides the fields: the encrypted secret and the log position on create (it
- * receives only events after it: no backfill); the position again on reactivation (what happened
- * while it was deactivated is for a replay); no work and no failure window once deactivated.
+ * receives only events after it: no backfill; `committedHead` in this transaction holds the log
+ * lock to its commit); the position again on reactivation (what happened while it was deactivated
+ * is for a replay); no work and no failure window once deactivated.
  */
 export async function subscriptionRow(row: Row, write: PlannedWrite<SubscriptionPlan>) {
   const { app, method, params, plan, trx, companyId } = write
@@ -103,14 +105,14 @@ export async function subscriptionRow(row: Row, write: PlannedWrite<Subscription
     if (!params.webhookSecret) throw new GeneralError('A webhook subscription is created with its signing secret')
     row.secret = encryptSigningSecret(params.webhookSecret, app.get('appSecret'))
     row.types ??= '[]'
-    row.lastEventId = await logHead(trx, companyId)
+    row.lastEventId = await committedHead(trx, companyId)
   }
   if (plan.reactivating) {
     // The row first: a concurrent write of this subscription that holds it appends (the log lock
     // shared) before it commits, so taking the log lock first and then waiting for the row here
     // would close a cycle.
     await lockedForWrite(trx, trx(SUBSCRIPTIONS).where({ companyId, id: write.existing!.id }).first('id'))
-    row.lastEventId = await logHead(trx, companyId)
+    row.lastEventId = await committedHead(trx, companyId)
   }
   if (plan.deactivating || plan.reactivating) Object.assign(row, { dueAt: null, failingSince: null })
 }
