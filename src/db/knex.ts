@@ -38,6 +38,8 @@ interface SqliteConnection {
 /** A node-sqlite3 prepared statement, as far as the statement cache uses it. */
 interface SqliteStatement {
   all(bindings: unknown[], callback: (this: SqliteStatement, err: Error | null, rows: unknown[]) => void): void
+  /** Steps once; the callback's `this` carries `lastID` and `changes`, as `Database#run`'s does. */
+  run(bindings: unknown[], callback: (this: SqliteStatement, err: Error | null) => void): void
   reset(callback: () => void): void
   finalize(callback: () => void): void
 }
@@ -51,6 +53,8 @@ interface ClientQuery {
   sql: string
   bindings?: unknown[]
   method?: string
+  /** Set by `.returning()`: the write answers rows (`Database#all`) instead of `lastID`/`changes`. */
+  returning?: unknown
   response?: unknown
   context?: unknown
   /** What `.options()` set on the query. */
@@ -73,17 +77,28 @@ class PreparedStatements {
   constructor(private readonly connection: PreparingConnection) {}
 
   /**
-   * Runs `sql` as `Database#all` does, on the kept statement. A statement that failed is reset
-   * before the error is handed on: SQLite leaves one that failed with SQLITE_BUSY running (to be
-   * retried), and a running write keeps the connection's transaction open (COMMIT: "SQL statements
-   * in progress") and a late interrupt armed for every later statement, until it is reset.
+   * Runs `sql` as `Database#all` (or `Database#run`) does, on the kept statement. A statement that
+   * failed is reset before the error is handed on: SQLite leaves one that failed with SQLITE_BUSY
+   * running (to be retried), and a running write keeps the connection's transaction open (COMMIT:
+   * "SQL statements in progress") and a late interrupt armed for every later statement, until it
+   * is reset. `run` is for writes without RETURNING: its one step ends them (SQLITE_DONE), and its
+   * context carries `lastID` and `changes` for knex.
    */
-  all(sql: string, bindings: unknown[]): Promise<{ rows: unknown[]; statement: SqliteStatement }> {
+  execute(
+    sql: string,
+    bindings: unknown[],
+    method: 'all' | 'run' = 'all'
+  ): Promise<{ rows: unknown[] | undefined; statement: SqliteStatement }> {
     return new Promise((resolve, reject) => {
       const run = (statement: SqliteStatement) =>
-        statement.all(bindings, (err, rows) =>
-          err ? statement.reset(() => reject(err)) : resolve({ rows, statement })
-        )
+        method === 'run'
+          ? statement.run(bindings, function (err) {
+              if (err) statement.reset(() => reject(err))
+              else resolve({ rows: undefined, statement: this })
+            })
+          : statement.all(bindings, (err, rows) =>
+              err ? statement.reset(() => reject(err)) : resolve({ rows, statement })
+            )
       const kept = this.statements.get(sql)
       if (kept) {
         // Most recently used last, so that the first is the one to finalize.
@@ -175,7 +190,7 @@ class Sqlite3ImmediateClient extends Sqlite3Client {
       statements = new PreparedStatements(connection)
       preparedStatements.set(connection, statements)
     }
-    const { rows, statement } = await statements.all(obj.sql, obj.bindings!)
+    const { rows, statement } = await statements.execute(obj.sql, obj.bindings!, runsOnce(obj) ? 'run' : 'all')
     obj.response = rows
     obj.context = statement
     return obj
@@ -190,12 +205,23 @@ class Sqlite3ImmediateClient extends Sqlite3Client {
 const preparedStatements = new WeakMap<PreparingConnection, PreparedStatements>()
 
 /**
- * The queries knex builds to read (`select`, `first`, `pluck`) with bindings: the statements a
- * request runs again and again. Other writes, other raw SQL (which may write: with a raw FTS5 write
- * kept, the API tests met a database locked for other connections) and statements without
- * bindings keep knex's own path.
+ * The queries knex builds, with bindings: the statements a request runs again and again. Reads
+ * (`select`, `first`, `pluck`) since the read path's pass; writes (`insert`, `update`, `del`,
+ * `counter`) since the write path's (issue #22): node-sqlite3's `Database#run` prepares, steps and
+ * finalizes each write with two hand-overs to its thread pool, a kept one takes one, and a SQLite
+ * write transaction holds the only connection while it waits (14–25 % less time per write
+ * transaction in one process; docs/performance.md). Writes to indexed tables reach FTS5 through the tables' triggers,
+ * inside the statement. Raw SQL (which may write FTS5 directly: with a raw FTS5 write kept, the
+ * API tests met a database locked for other connections) and statements without bindings keep
+ * knex's own path.
  */
-const KEPT_METHODS = new Set(['select', 'first', 'pluck'])
+const KEPT_METHODS = new Set(['select', 'first', 'pluck', 'insert', 'update', 'del', 'counter'])
+
+/** Writes knex runs with `Database#run` (no RETURNING): their context must carry `lastID` and `changes`. */
+const runsOnce = (obj: ClientQuery) =>
+  obj.method === 'del' ||
+  obj.method === 'counter' ||
+  ((obj.method === 'insert' || obj.method === 'update') && !obj.returning)
 
 /**
  * `.options(KEEP_PREPARED)` keeps a raw statement prepared on SQLite as well: a write of a

@@ -70,6 +70,8 @@ describe('SQLite: kept prepared statements', () => {
         timed.raw('update notes set body = ? where id = ?', ['kept', 1]).options(KEEP_PREPARED),
         /SQLITE_BUSY/
       )
+      // A kept write knex built (stepped once, not to the end) too.
+      await assert.rejects(timed('notes').where({ id: 1 }).update({ body: 'built' }), /SQLITE_BUSY/)
       await held.commit()
       // Without a reset the failed statement stayed running: the late interrupt then failed every
       // statement of the connection, and a transaction could not commit.
@@ -80,6 +82,104 @@ describe('SQLite: kept prepared statements', () => {
       assert.deepEqual(await other('notes').orderBy('id').pluck('body'), ['kept', 'held', 'c3'])
     } finally {
       await timed.destroy()
+      await other.destroy()
+    }
+  })
+
+  it('keeps writes prepared: one prepare for many runs, answers as a one-off write (lastID, changes, rows)', async () => {
+    const connection = (await db.client.acquireConnection()) as { prepare: (...args: unknown[]) => unknown }
+    await db.client.releaseConnection(connection)
+    const prepared: string[] = []
+    const prepare = connection.prepare
+    connection.prepare = function (this: unknown, sql: unknown, ...rest: unknown[]) {
+      prepared.push(String(sql))
+      return prepare.call(this, sql, ...rest)
+    }
+    try {
+      for (let i = 0; i < 3; i++) {
+        assert.deepEqual(await db('notes').insert({ body: `n${i}` }), [4 + i])
+        assert.equal(
+          await db('notes')
+            .where({ id: 4 + i })
+            .update({ body: `u${i}` }),
+          1
+        )
+        assert.equal(
+          await db('notes')
+            .where('id', '>', 100 + i)
+            .update({ body: 'none' }),
+          0
+        )
+        assert.deepEqual(
+          await db('notes')
+            .where({ id: 4 + i })
+            .update({ body: `r${i}` }, ['id', 'body']),
+          [{ id: 4 + i, body: `r${i}` }]
+        )
+        assert.equal(await db('notes').where('id', '>=', 4).del().where('body', `nothing ${i}`), 0)
+      }
+      assert.equal(await db('notes').where('id', '>=', 5).del(), 2)
+      assert.deepEqual(await db('notes').orderBy('id').pluck('body'), ['a', 'b', 'c', 'r0'])
+      // Five write statements (and two reads) of distinct texts, each prepared once.
+      assert.equal(new Set(prepared).size, prepared.length, `prepared again: ${prepared.join(' | ')}`)
+      assert.ok(prepared.some((sql) => /^insert into/.test(sql)))
+      assert.ok(prepared.some((sql) => /^update/.test(sql)))
+      assert.ok(prepared.some((sql) => /^delete from/.test(sql)))
+    } finally {
+      connection.prepare = prepare
+    }
+  })
+
+  it('a kept write that fails rolls back with its transaction, and the same statement works after', async () => {
+    await db.schema.alterTable('notes', (table) => table.unique(['body']))
+    await assert.rejects(
+      db.transaction(async (trx) => {
+        await trx('notes').insert({ body: 'd' })
+        await trx('notes').insert({ body: 'a' })
+      }),
+      /UNIQUE constraint failed/
+    )
+    assert.deepEqual(await db('notes').orderBy('id').pluck('body'), ['a', 'b', 'c'])
+    await assert.rejects(db('notes').where({ id: 2 }).update({ body: 'a' }), /UNIQUE constraint failed/)
+    assert.equal(await db('notes').where({ id: 2 }).update({ body: 'b2' }), 1)
+    assert.deepEqual(await db('notes').insert({ body: 'd' }), [4])
+    assert.deepEqual(await db('notes').orderBy('id').pluck('body'), ['a', 'b2', 'c', 'd'])
+  })
+
+  it('a kept write through an FTS5 trigger leaves no lock behind for another connection', async () => {
+    await db.raw(
+      `create virtual table notes_fts using fts5(body, content='notes', content_rowid='id', tokenize='trigram')`
+    )
+    await db.raw(`create trigger notes_ai after insert on notes begin
+      insert into notes_fts(rowid, body) values (new.id, new.body); end`)
+    await db.raw(`create trigger notes_au after update of body on notes begin
+      insert into notes_fts(notes_fts, rowid, body) values ('delete', old.id, old.body);
+      insert into notes_fts(rowid, body) values (new.id, new.body); end`)
+    const other = createKnex(`sqlite://${file}`, {}, { statementTimeoutMs: 300 })
+    try {
+      for (let i = 0; i < 3; i++) {
+        await db.transaction(async (trx) => {
+          await trx('notes').insert({ body: `searchable ${i}` })
+          await trx('notes')
+            .where({ id: 1 })
+            .update({ body: `first ${i}` })
+        })
+        // BEGIN IMMEDIATE fails with SQLITE_BUSY after 300 ms if the kept write still held the lock.
+        await other.transaction((trx) =>
+          trx('notes')
+            .where({ id: 2 })
+            .update({ body: `other ${i}` })
+        )
+      }
+      const found = await db.raw(`select rowid as id from notes_fts where notes_fts match ? order by rowid`, [
+        '"searchable"'
+      ])
+      assert.deepEqual(
+        found.map((row: { id: number }) => row.id),
+        [4, 5, 6]
+      )
+      assert.deepEqual(await db.raw(`select rowid as id from notes_fts where notes_fts match '"first 2"'`), [{ id: 1 }])
+    } finally {
       await other.destroy()
     }
   })
