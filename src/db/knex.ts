@@ -108,6 +108,17 @@ class PreparedStatements {
       }
       const statement = this.connection.prepare(sql, (err) => {
         if (err) return reject(err)
+        const raced = this.statements.get(sql)
+        if (raced) {
+          // A query of the same text prepared it meanwhile (both ran at once): this copy is not kept,
+          // and is finalized now, or SQLite would refuse to close the connection.
+          statement.finalize(() => undefined)
+          try {
+            return run(raced)
+          } catch (error) {
+            return reject(error)
+          }
+        }
         if (this.statements.size >= PREPARED_PER_CONNECTION) {
           const [oldest, evicted] = this.statements.entries().next().value!
           this.statements.delete(oldest)
@@ -235,7 +246,27 @@ const keepsStatement = (obj: ClientQuery) =>
   Boolean(obj.sql) &&
   Array.isArray(obj.bindings) &&
   obj.bindings.length > 0 &&
-  (KEPT_METHODS.has(obj.method ?? '') || (obj.method === 'raw' && obj.options?.keepPrepared === true))
+  ((KEPT_METHODS.has(obj.method ?? '') &&
+    (!WRITE_METHODS.has(obj.method!) || boundBytes(obj.bindings) <= KEPT_WRITE_BYTES)) ||
+    (obj.method === 'raw' && obj.options?.keepPrepared === true))
+
+const WRITE_METHODS = new Set(['insert', 'update', 'del', 'counter'])
+
+/**
+ * A kept statement holds its last bound values until it runs again or is finalized (SQLite copies
+ * them, a reset does not clear them): a write that carries more than this (a stored response
+ * body, a note of pages) runs as a one-off, so that no connection keeps up to 200 such copies.
+ */
+const KEPT_WRITE_BYTES = 8192
+
+const boundBytes = (bindings: unknown[]) => {
+  let bytes = 0
+  for (const value of bindings)
+    if (typeof value === 'string') bytes += value.length * 3
+    else if (Buffer.isBuffer(value)) bytes += value.length
+    else bytes += 8
+  return bytes
+}
 
 /** How long past `statement_timeout` the client waits for an answer before it gives up on the connection. */
 const answerGraceMs = (statementTimeoutMs: number) => Math.max(1000, statementTimeoutMs / 2)

@@ -130,6 +130,43 @@ describe('SQLite: kept prepared statements', () => {
     }
   })
 
+  it('keeps no write that carries large values (SQLite holds the last values of a kept statement)', async () => {
+    const connection = (await db.client.acquireConnection()) as { prepare: (...args: unknown[]) => unknown }
+    await db.client.releaseConnection(connection)
+    const prepared: string[] = []
+    const prepare = connection.prepare
+    connection.prepare = function (this: unknown, sql: unknown, ...rest: unknown[]) {
+      prepared.push(String(sql))
+      return prepare.call(this, sql, ...rest)
+    }
+    try {
+      const large = 'x'.repeat(100_000)
+      assert.equal(await db('notes').where({ id: 1 }).update({ body: large }), 1)
+      assert.equal(prepared.length, 0, 'the large update was kept')
+      assert.equal((await db('notes').where({ id: 1 }).first('body')).body.length, 100_000)
+      assert.equal(await db('notes').where({ id: 1 }).update({ body: 'small' }), 1)
+      assert.equal(prepared.filter((sql) => /^update/.test(sql)).length, 1)
+    } finally {
+      connection.prepare = prepare
+    }
+  })
+
+  it('two queries of the same new text at once: one statement is kept, none is left open at the close', async () => {
+    await db.transaction(async (trx) => {
+      const ids = await Promise.all([trx('notes').insert({ body: 'x1' }), trx('notes').insert({ body: 'x2' })])
+      assert.deepEqual(ids.flat().sort(), [4, 5])
+      const rows = await Promise.all([
+        trx('notes').where('id', '>', 4).select('id'),
+        trx('notes').where('id', '>', 4).select('id')
+      ])
+      assert.deepEqual(rows, [[{ id: 5 }], [{ id: 5 }]])
+    })
+    await db.destroy()
+    // SQLite refuses to close a connection with a statement left unfinalized: its WAL would stay behind.
+    assert.equal(fs.existsSync(`${file}-wal`), false)
+    db = createKnex(`sqlite://${file}`)
+  })
+
   it('a kept write that fails rolls back with its transaction, and the same statement works after', async () => {
     await db.schema.alterTable('notes', (table) => table.unique(['body']))
     await assert.rejects(
