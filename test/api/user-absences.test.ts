@@ -174,7 +174,7 @@ forEachDatabase('user-absences', (suite) => {
   })
 
   it('approves a type without needApproval as soon as it is requested', async () => {
-    const userId = await newUser(a)
+    const userId = await newUser(a, { employedFrom: '2026-01-01' })
     const res = await absence(a, {
       userId,
       typeId: types.sick,
@@ -307,7 +307,7 @@ forEachDatabase('user-absences', (suite) => {
   })
 
   it('counts an hourly type as its hours ÷ the day target', async () => {
-    const userId = await newUser(a)
+    const userId = await newUser(a, { employedFrom: '2026-01-01' })
     const res = await absence(a, {
       userId,
       typeId: types.hourly,
@@ -323,7 +323,7 @@ forEachDatabase('user-absences', (suite) => {
   it('counts absences across the weekend and follows the company working-time model', async () => {
     const company = await suite.company({ country: 'DE' })
     const typesC = await typesOf(company)
-    const userId = await newUser(company)
+    const userId = await newUser(company, { employedFrom: '2026-01-01' })
     // Friday 14:00 to Monday 10:00: Friday and Monday.
     const weekend = await company.api.post('/v1/user-absences', {
       typeId: typesC.vacation,
