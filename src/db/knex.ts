@@ -90,15 +90,22 @@ class PreparedStatements {
     method: 'all' | 'run' = 'all'
   ): Promise<{ rows: unknown[] | undefined; statement: SqliteStatement }> {
     return new Promise((resolve, reject) => {
-      const run = (statement: SqliteStatement) =>
-        method === 'run'
-          ? statement.run(bindings, function (err) {
+      const run = (statement: SqliteStatement) => {
+        try {
+          if (method === 'run')
+            statement.run(bindings, function (err) {
               if (err) statement.reset(() => reject(err))
               else resolve({ rows: undefined, statement: this })
             })
-          : statement.all(bindings, (err, rows) =>
+          else
+            statement.all(bindings, (err, rows) =>
               err ? statement.reset(() => reject(err)) : resolve({ rows, statement })
             )
+        } catch (error) {
+          // A binding of a type SQLite does not take throws (as in `Database#all`).
+          reject(error)
+        }
+      }
       const kept = this.statements.get(sql)
       if (kept) {
         // Most recently used last, so that the first is the one to finalize.
@@ -113,11 +120,7 @@ class PreparedStatements {
           // A query of the same text prepared it meanwhile (both ran at once): this copy is not kept,
           // and is finalized now, or SQLite would refuse to close the connection.
           statement.finalize(() => undefined)
-          try {
-            return run(raced)
-          } catch (error) {
-            return reject(error)
-          }
+          return run(raced)
         }
         if (this.statements.size >= PREPARED_PER_CONNECTION) {
           const [oldest, evicted] = this.statements.entries().next().value!
@@ -126,12 +129,7 @@ class PreparedStatements {
           evicted.finalize(() => undefined)
         }
         this.statements.set(sql, statement)
-        try {
-          run(statement)
-        } catch (error) {
-          // A binding of a type SQLite does not take throws (as in `Database#all`).
-          reject(error)
-        }
+        run(statement)
       })
     })
   }
@@ -221,12 +219,13 @@ const preparedStatements = new WeakMap<PreparingConnection, PreparedStatements>(
  * `counter`) since the write path's (issue #22): node-sqlite3's `Database#run` prepares, steps and
  * finalizes each write with two hand-overs to its thread pool, a kept one takes one, and a SQLite
  * write transaction holds the only connection while it waits (14–25 % less time per write
- * transaction in one process; docs/performance.md). Writes to indexed tables reach FTS5 through the tables' triggers,
- * inside the statement. Raw SQL (which may write FTS5 directly: with a raw FTS5 write kept, the
- * API tests met a database locked for other connections) and statements without bindings keep
- * knex's own path.
+ * transaction in one process; docs/performance.md). Writes to indexed tables reach FTS5 through
+ * the tables' triggers, inside the statement. Raw SQL (which may write FTS5 directly: with a raw
+ * FTS5 write kept, the API tests met a database locked for other connections) and statements
+ * without bindings keep knex's own path.
  */
-const KEPT_METHODS = new Set(['select', 'first', 'pluck', 'insert', 'update', 'del', 'counter'])
+const READ_METHODS = new Set(['select', 'first', 'pluck'])
+const WRITE_METHODS = new Set(['insert', 'update', 'del', 'counter'])
 
 /** Writes knex runs with `Database#run` (no RETURNING): their context must carry `lastID` and `changes`. */
 const runsOnce = (obj: ClientQuery) =>
@@ -246,11 +245,9 @@ const keepsStatement = (obj: ClientQuery) =>
   Boolean(obj.sql) &&
   Array.isArray(obj.bindings) &&
   obj.bindings.length > 0 &&
-  ((KEPT_METHODS.has(obj.method ?? '') &&
-    (!WRITE_METHODS.has(obj.method!) || boundBytes(obj.bindings) <= KEPT_WRITE_BYTES)) ||
+  (READ_METHODS.has(obj.method ?? '') ||
+    (WRITE_METHODS.has(obj.method ?? '') && boundBytes(obj.bindings) <= KEPT_WRITE_BYTES) ||
     (obj.method === 'raw' && obj.options?.keepPrepared === true))
-
-const WRITE_METHODS = new Set(['insert', 'update', 'del', 'counter'])
 
 /**
  * A kept statement holds its last bound values until it runs again or is finalized (SQLite copies

@@ -5,7 +5,20 @@ import path from 'node:path'
 import type { Knex } from 'knex'
 import { createKnex, KEEP_PREPARED } from '../../../src/db/knex'
 
-/** SQLite reads keep their prepared statements per connection (src/db/knex.ts). */
+/** Records the SQL of every statement the pool's one SQLite connection prepares, until `restore`. */
+async function watchPrepare(db: Knex) {
+  const connection = (await db.client.acquireConnection()) as { prepare: (...args: unknown[]) => unknown }
+  await db.client.releaseConnection(connection)
+  const prepared: string[] = []
+  const prepare = connection.prepare
+  connection.prepare = function (this: unknown, sql: unknown, ...rest: unknown[]) {
+    prepared.push(String(sql))
+    return prepare.call(this, sql, ...rest)
+  }
+  return { prepared, restore: () => void (connection.prepare = prepare) }
+}
+
+/** SQLite reads and writes keep their prepared statements per connection (src/db/knex.ts). */
 describe('SQLite: kept prepared statements', () => {
   let dir: string
   let file: string
@@ -87,14 +100,7 @@ describe('SQLite: kept prepared statements', () => {
   })
 
   it('keeps writes prepared: one prepare for many runs, answers as a one-off write (lastID, changes, rows)', async () => {
-    const connection = (await db.client.acquireConnection()) as { prepare: (...args: unknown[]) => unknown }
-    await db.client.releaseConnection(connection)
-    const prepared: string[] = []
-    const prepare = connection.prepare
-    connection.prepare = function (this: unknown, sql: unknown, ...rest: unknown[]) {
-      prepared.push(String(sql))
-      return prepare.call(this, sql, ...rest)
-    }
+    const { prepared, restore } = await watchPrepare(db)
     try {
       for (let i = 0; i < 3; i++) {
         assert.deepEqual(await db('notes').insert({ body: `n${i}` }), [4 + i])
@@ -126,19 +132,12 @@ describe('SQLite: kept prepared statements', () => {
       assert.ok(prepared.some((sql) => /^update/.test(sql)))
       assert.ok(prepared.some((sql) => /^delete from/.test(sql)))
     } finally {
-      connection.prepare = prepare
+      restore()
     }
   })
 
   it('keeps no write that carries large values (SQLite holds the last values of a kept statement)', async () => {
-    const connection = (await db.client.acquireConnection()) as { prepare: (...args: unknown[]) => unknown }
-    await db.client.releaseConnection(connection)
-    const prepared: string[] = []
-    const prepare = connection.prepare
-    connection.prepare = function (this: unknown, sql: unknown, ...rest: unknown[]) {
-      prepared.push(String(sql))
-      return prepare.call(this, sql, ...rest)
-    }
+    const { prepared, restore } = await watchPrepare(db)
     try {
       const large = 'x'.repeat(100_000)
       assert.equal(await db('notes').where({ id: 1 }).update({ body: large }), 1)
@@ -147,7 +146,7 @@ describe('SQLite: kept prepared statements', () => {
       assert.equal(await db('notes').where({ id: 1 }).update({ body: 'small' }), 1)
       assert.equal(prepared.filter((sql) => /^update/.test(sql)).length, 1)
     } finally {
-      connection.prepare = prepare
+      restore()
     }
   })
 
