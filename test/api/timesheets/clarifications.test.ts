@@ -99,6 +99,11 @@ forEachDatabase('time-sheet clarifications (§11.5)', (suite) => {
     await f.entry(a, types, userId, '2026-09-30T20:00:00+02:00', '2026-10-01T00:01:00+02:00')
     assert.equal((await f.week(a, userId, '2026-09-28')).hasMultipleDayTimeEntryCount, 1)
     assert.equal((await f.month(a, userId, '2026-09-01')).hasMultipleDayTimeEntryCount, 1)
+    // A write to another day of the week and month recomputes them with the 30th kept as stored: its
+    // flag comes from the entries that cross one of the week's midnights (the 30th's, not the 29th's).
+    await f.entry(a, types, userId, '2026-09-28T08:00:00+02:00', '2026-09-28T12:00:00+02:00')
+    assert.equal((await f.week(a, userId, '2026-09-28')).hasMultipleDayTimeEntryCount, 1)
+    assert.equal((await f.month(a, userId, '2026-09-01')).hasMultipleDayTimeEntryCount, 1)
     await consistent(userId)
   })
 
