@@ -581,11 +581,12 @@ async function entryFlags(
   const flags: EntryFlags = { open: new Set(), multiDay: new Set() }
   for (const [from, to] of runs) {
     const midnights = daysFrom(from, to).map((day) => dayBounds(day, zone).end.toISOString())
+    const [crossing, bindings] = crossesMidnight(trx, midnights)
     const rows: Row[] = await trx('time_entries')
       .where(user)
       .where('startsAt', '>=', dayBounds(from, zone).start.toISOString())
       .where('startsAt', '<', midnights[midnights.length - 1])
-      .where((query) => query.whereNull('endsAt').orWhereRaw(...crossesMidnight(trx, midnights)))
+      .where((query) => query.whereNull('endsAt').orWhereRaw(`(${crossing})`, bindings))
       .select('startsAt', 'endsAt')
     for (const row of rows) {
       const day = calendarDay(row.startsAt, zone)
@@ -597,11 +598,13 @@ async function entryFlags(
 }
 
 /**
- * An entry of `time_entries` ends after the first of `midnights` (ascending ISO instants) after its
- * start: it crosses one of them. The midnights go as one parameter, so the statement's text is the
- * same for every run: PostgreSQL plans it in a tenth of the time of one `(starts_at < ? and ends_at >
- * ?)` arm per midnight, whose 30 arms it weighed against each of the table's indexes (0.45–0.7 ms of
- * planning in every recomputation), and SQLite keeps one prepared statement for every run length.
+ * An entry of `time_entries` starts before one of `midnights` (ascending ISO instants) and ends after
+ * it. On PostgreSQL as "ends after the first midnight after its start", the midnights one array
+ * parameter: one `(starts_at < ? and ends_at > ?)` arm per midnight made it plan the statement anew
+ * against each of the table's indexes for every recomputation (30 arms: 0.45–0.7 ms of planning;
+ * the array form 0.06–0.14 ms). SQLite keeps the arms: its statement is prepared once per run length,
+ * and a `json_each` of the midnights, parsed again for every row, took three times as long (141 rows:
+ * 430 against 154 µs).
  */
 function crossesMidnight(trx: Knex.Transaction, midnights: string[]): [string, Knex.Value[]] {
   // An ISO instant has no comma, brace or quote: the array literal needs no escaping.
@@ -611,8 +614,8 @@ function crossesMidnight(trx: Knex.Transaction, midnights: string[]): [string, K
       ['time_entries.endsAt', `{${midnights.join(',')}}`, 'time_entries.startsAt']
     ]
   return [
-    '?? > (select min(value) from json_each(?) where value > ??)',
-    ['time_entries.endsAt', JSON.stringify(midnights), 'time_entries.startsAt']
+    midnights.map(() => '(?? < ? and ?? > ?)').join(' or '),
+    midnights.flatMap((midnight) => ['startsAt', midnight, 'endsAt', midnight])
   ]
 }
 
