@@ -599,20 +599,24 @@ async function entryFlags(
 
 /**
  * An entry of `time_entries` starts before one of `midnights` (ascending ISO instants) and ends after
- * it. On PostgreSQL as "ends after the first midnight after its start", the midnights one array
- * parameter: one `(starts_at < ? and ends_at > ?)` arm per midnight made it plan the statement anew
- * against each of the table's indexes for every recomputation (30 arms: 0.45–0.7 ms of planning;
- * the array form 0.06–0.14 ms). SQLite keeps the arms: its statement is prepared once per run length,
- * and a `json_each` of the midnights, parsed again for every row, took three times as long (141 rows:
- * 430 against 154 µs).
+ * it. On PostgreSQL as "ends after the first midnight after its start", found by `width_bucket` (a
+ * binary search of the sorted array, one parameter): one `(starts_at < ? and ends_at > ?)` arm per
+ * midnight made it plan the statement anew against each of the table's indexes for every
+ * recomputation (a month of 141 entries: 1.5–1.7 ms a round trip, of it 0.6–1.0 ms planning; this
+ * form 0.17–0.19 ms; `min()` over an `unnest` per row 0.51). SQLite keeps the arms: its statement is
+ * prepared once per run length, and a `json_each` of the midnights, parsed again for every row, took
+ * three times as long (430 against 154 µs).
  */
 function crossesMidnight(trx: Knex.Transaction, midnights: string[]): [string, Knex.Value[]] {
-  // An ISO instant has no comma, brace or quote: the array literal needs no escaping.
-  if (trx.client.config.client === 'pg')
+  if (trx.client.config.client === 'pg') {
+    // An ISO instant has no comma, brace or quote: the array literal needs no escaping. Past the
+    // last midnight the subscript is NULL, and so is the comparison.
+    const array = `{${midnights.join(',')}}`
     return [
-      '?? > (select min(m) from unnest(?::timestamptz[]) as m where m > ??)',
-      ['time_entries.endsAt', `{${midnights.join(',')}}`, 'time_entries.startsAt']
+      '?? > (?::timestamptz[])[width_bucket(??, ?::timestamptz[]) + 1]',
+      ['time_entries.endsAt', array, 'time_entries.startsAt', array]
     ]
+  }
   return [
     midnights.map(() => '(?? < ? and ?? > ?)').join(' or '),
     midnights.flatMap((midnight) => ['startsAt', midnight, 'endsAt', midnight])

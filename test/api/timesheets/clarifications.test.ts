@@ -107,6 +107,22 @@ forEachDatabase('time-sheet clarifications (§11.5)', (suite) => {
     await consistent(userId)
   })
 
+  it('flags an entry that starts exactly at a midnight and runs past the next one (the 23-hour DST day), also when its day is kept', async () => {
+    const userId = await f.newUser(a, { employedFrom: '2026-03-01' })
+    // Sunday 29 March 2026 has 23 hours in Berlin: 23.5 hours from its midnight end after the next one.
+    await f.entry(a, types, userId, '2026-03-29T00:00:00+01:00', '2026-03-30T00:30:00+02:00')
+    // Starts at a midnight of the week, ends before the next one: not multi-day.
+    await f.entry(a, types, userId, '2026-03-26T00:00:00+01:00', '2026-03-26T06:00:00+01:00')
+    // The week and month rows exist from here on (created when first read) ...
+    assert.equal((await f.week(a, userId, '2026-03-23')).hasMultipleDayTimeEntryCount, 1)
+    assert.equal((await f.month(a, userId, '2026-03-01')).hasMultipleDayTimeEntryCount, 1)
+    // ... so a write to another day of the week recomputes them with the 29th and the 26th kept.
+    await f.entry(a, types, userId, '2026-03-25T08:00:00+01:00', '2026-03-25T12:00:00+01:00')
+    assert.equal((await f.week(a, userId, '2026-03-23')).hasMultipleDayTimeEntryCount, 1)
+    assert.equal((await f.month(a, userId, '2026-03-01')).hasMultipleDayTimeEntryCount, 1)
+    await consistent(userId)
+  })
+
   /** Every stored sheet row of the user, all columns, by table and id. */
   async function snapshot(userId: number) {
     const rows = new Map<string, unknown>()
