@@ -268,30 +268,65 @@ const boundBytes = (bindings: unknown[]) => {
 /** How long past `statement_timeout` the client waits for an answer before it gives up on the connection. */
 const answerGraceMs = (statementTimeoutMs: number) => Math.max(1000, statementTimeoutMs / 2)
 
+type PgConnection = { connection?: { stream?: { destroy: () => void } }; __knex__disposed?: unknown }
+type PgQuery = (this: unknown, connection: PgConnection, obj: unknown) => Promise<unknown>
+
+/** PostgreSQL's refusal to run a prepared statement whose result columns changed type since it was prepared. */
+export const isStalePlan = (error: unknown) =>
+  (error as { code?: unknown } | null)?.code === '0A000' &&
+  /cached plan must not change result type/.test(String((error as { message?: unknown }).message))
+
 /**
- * `statement_timeout` is enforced by the server: a host that stops answering altogether (a
- * paused VM, a network partition) never cancels anything, and without TCP keepalive the request
- * would wait forever. When no answer has come some time after the server should have cancelled
- * the statement, the connection is cut: the query fails as "Connection terminated" (a 503), knex
- * discards the connection, and the server rolls back the transaction when it sees the close.
- * Installed on the instance's client (transaction clients inherit from it), so `config.client`
- * stays 'pg' for the code that asks which database it runs on.
+ * Every query of the instance, its transactions' included, through `guarded`. knex builds a
+ * transaction's client from the prototype of the instance client's class, not from the instance,
+ * so the method goes on a class of this instance's own (an override on the instance reached only
+ * the queries outside transactions). `config.client` stays 'pg' for the code that asks which
+ * database it runs on.
  */
-function guardAgainstSilentServer(db: Knex, statementTimeoutMs: number) {
-  const client = db.client as unknown as { _query: (connection: PgConnection, obj: unknown) => Promise<unknown> }
-  const query = client._query
-  client._query = function (this: unknown, connection: PgConnection, obj: unknown) {
-    const run = query.call(this, connection, obj)
-    const timer = setTimeout(
-      () => connection.connection?.stream?.destroy(),
-      statementTimeoutMs + answerGraceMs(statementTimeoutMs)
-    )
-    return run.finally(() => clearTimeout(timer))
-  }
+function guardPgQueries(db: Knex, guarded: (query: PgQuery) => PgQuery) {
+  const Base = db.client.constructor as unknown as new (...args: unknown[]) => object
+  class Guarded extends Base {}
+  Object.defineProperty(Guarded.prototype, '_query', {
+    value: guarded((Base.prototype as { _query: PgQuery })._query),
+    writable: true,
+    configurable: true
+  })
+  Object.setPrototypeOf(db.client, Guarded.prototype)
   return db
 }
 
-type PgConnection = { connection?: { stream?: { destroy: () => void } } }
+/**
+ * - A named prepared statement (`.options({ name })`) keeps the result types it was prepared with
+ *   on its connection: after a migration changed the type of a column it returns (a rolling
+ *   upgrade, the old instances still serving), each later use there fails with 0A000 "cached plan
+ *   must not change result type". The connection is then marked disposed, so knex's pool closes it
+ *   when the transaction releases it, and the next request prepares the statement anew on another;
+ *   the failed request answers 503 (src/resources/errors.ts) with nothing of it written.
+ * - `statement_timeout` is enforced by the server: a host that stops answering altogether (a
+ *   paused VM, a network partition) never cancels anything, and without TCP keepalive the request
+ *   would wait forever. When no answer has come some time after the server should have cancelled
+ *   the statement, the connection is cut: the query fails as "Connection terminated" (a 503), knex
+ *   discards the connection, and the server rolls back the transaction when it sees the close.
+ */
+function pgQueryGuards(statementTimeoutMs: number) {
+  return (query: PgQuery): PgQuery =>
+    function (this: unknown, connection: PgConnection, obj: unknown) {
+      const timer =
+        statementTimeoutMs > 0
+          ? setTimeout(
+              () => connection.connection?.stream?.destroy(),
+              statementTimeoutMs + answerGraceMs(statementTimeoutMs)
+            )
+          : undefined
+      return query
+        .call(this, connection, obj)
+        .catch((error: unknown) => {
+          if (connection && isStalePlan(error)) connection.__knex__disposed = error
+          throw error
+        })
+        .finally(() => clearTimeout(timer))
+    }
+}
 
 export interface DatabaseTimeouts {
   /** A statement running longer is cancelled (503); 0 = no limit (migrations). */
@@ -446,7 +481,7 @@ export function createKnex(
       ...caseMapping,
       ...placeholdersInErrors
     })
-    return statementTimeoutMs > 0 ? guardAgainstSilentServer(db, statementTimeoutMs) : db
+    return guardPgQueries(db, pgQueryGuards(statementTimeoutMs))
   }
   const filename = sqliteFilename(url)
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true })

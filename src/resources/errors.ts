@@ -1,7 +1,7 @@
 import { BadRequest, Conflict, FeathersError, GeneralError, Unavailable } from '@feathersjs/errors'
 import { ERROR } from '@feathersjs/knex'
 import type { HookContext, NextFunction } from '../declarations'
-import { camelCase } from '../db/knex'
+import { camelCase, isStalePlan } from '../db/knex'
 import { conflict } from '../errors'
 
 const CONNECTION_CODES = new Set([
@@ -145,6 +145,11 @@ export function toApiError(raw: unknown, method?: string, query?: Record<string,
   // (40001): nothing of it was written, and the same request may succeed when sent again.
   if (code === '40P01' || code === '40001') {
     return new Unavailable('The request collided with another write and was rolled back; send it again')
+  }
+  // A prepared statement that a migration's change of a column type made stale (0A000): its
+  // connection is discarded (src/db/knex.ts), and the request rolled back succeeds when sent again.
+  if (isStalePlan(error)) {
+    return new Unavailable('The database schema changed while the request ran; send it again')
   }
   const dataException = dataExceptionError(code, query)
   if (dataException) return dataException

@@ -249,6 +249,28 @@ forEachDatabase('database timeouts', (suite) => {
         await app.teardown()
       }
     })
+
+    it('a database host that freezes inside a transaction fails its next statement within the bounds', async function () {
+      // knex builds a transaction's client from the client's class, not from the instance: a guard
+      // on the instance alone left every statement of a write transaction waiting for ever.
+      const relay = new FreezingRelay(new URL(suite.db.url))
+      await relay.start()
+      const db = createKnex(relay.url(), {}, { statementTimeoutMs: STATEMENT_TIMEOUT_MS })
+      db.client.logger.warn = () => undefined
+      try {
+        const trx = await db.transaction()
+        assert.equal((await trx.raw('select 1 as one')).rows[0].one, 1)
+        relay.freeze()
+        const started = Date.now()
+        await assert.rejects(trx.raw('select 2'), /Connection terminated|ECONNRESET/)
+        const waited = Date.now() - started
+        assert.ok(waited < STATEMENT_TIMEOUT_MS + SLACK_MS, `failed after ${waited} ms`)
+        await trx.rollback().catch(() => undefined)
+      } finally {
+        await relay.stop()
+        await db.destroy()
+      }
+    })
   }
 
   it('a request waiting for a pooled connection answers 503 after the acquire timeout', async function () {
