@@ -590,7 +590,7 @@ async function entryFlags(
   zone: string
 ): Promise<EntryFlags> {
   const flags: EntryFlags = { open: new Set(), multiDay: new Set() }
-  for (const [from, to] of runs) {
+  for (const [from, to] of runs.flatMap((run) => piecesOf(run, FLAG_RUN_DAYS))) {
     const midnights = daysFrom(from, to).map((day) => dayBounds(day, zone).end.toISOString())
     const [crossing, bindings] = crossesMidnight(trx, midnights)
     const rows: Row[] = await trx('time_entries')
@@ -606,6 +606,24 @@ async function entryFlags(
     }
   }
   return flags
+}
+
+/**
+ * Days per statement of `entryFlags`. SQLite refuses an expression deeper than 1000, and its
+ * crossing test has one arm per day: a run of an absence's 1096 days was a 500 (found by an outside
+ * review). An entry that starts in one piece and crosses a midnight of a later one crosses the
+ * piece's last midnight first, so the pieces flag what the whole run would.
+ */
+const FLAG_RUN_DAYS = 366
+
+/** `[from, to]` as consecutive runs of at most `days` days. */
+function piecesOf([from, to]: [Day, Day], days: number): [Day, Day][] {
+  const pieces: [Day, Day][] = []
+  for (let first = from; first <= to; first = addDays(first, days)) {
+    const last = addDays(first, days - 1)
+    pieces.push([first, last < to ? last : to])
+  }
+  return pieces
 }
 
 /**
