@@ -4,10 +4,11 @@ import { sheetFixtures } from '../../support/timesheets/fixtures'
 import { assertConsistent, assertMatchesRecomputation } from '../../support/timesheets/invariants'
 
 /**
- * entryFlags builds one `(starts_at < ? and ends_at > ?)` arm per midnight of a run on SQLite:
- * SQLite refuses an expression deeper than 1000 ("Expression tree is too large"). A run is as long
- * as the periods a write recomputes: an absence of up to MAX_ABSENCE_DAYS (1096) days recomputes
- * every month it touches, so its run is ~1100 days with kept days at its ends.
+ * entryFlags has one `(starts_at < ? and ends_at > ?)` arm per midnight on SQLite, which refuses an
+ * expression deeper than 1000 ("Expression tree is too large"). A run is as long as the periods a
+ * write recomputes: an absence of up to MAX_ABSENCE_DAYS (1096) days recomputes every month it
+ * touches, so its run is ~1100 days with kept days at its ends. entryFlags now asks in pieces of at
+ * most 366 days (without them this was a 500 on SQLite).
  */
 forEachDatabase('entry flags over a run of more than 1000 days', (suite) => {
   const f = sheetFixtures(suite)
