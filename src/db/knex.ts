@@ -271,10 +271,18 @@ const answerGraceMs = (statementTimeoutMs: number) => Math.max(1000, statementTi
 type PgConnection = { connection?: { stream?: { destroy: () => void } }; __knex__disposed?: unknown }
 type PgQuery = (this: unknown, connection: PgConnection, obj: unknown) => Promise<unknown>
 
-/** PostgreSQL's refusal to run a prepared statement whose result columns changed type since it was prepared. */
-export const isStalePlan = (error: unknown) =>
-  (error as { code?: unknown } | null)?.code === '0A000' &&
-  /cached plan must not change result type/.test(String((error as { message?: unknown }).message))
+/**
+ * PostgreSQL's refusal to run a prepared statement whose result columns changed type since it was
+ * prepared (0A000, raised where it revalidates a cached plan; the message is translated with the
+ * server's `lc_messages`, the routine is not).
+ */
+export const isStalePlan = (error: unknown) => {
+  const { code, routine, message } = (error ?? {}) as { code?: unknown; routine?: unknown; message?: unknown }
+  return (
+    code === '0A000' &&
+    (routine === 'RevalidateCachedQuery' || /cached plan must not change result type/.test(String(message)))
+  )
+}
 
 /**
  * Every query of the instance, its transactions' included, through `guarded`. knex builds a
@@ -300,31 +308,44 @@ function guardPgQueries(db: Knex, guarded: (query: PgQuery) => PgQuery) {
  *   on its connection: after a migration changed the type of a column it returns (a rolling
  *   upgrade, the old instances still serving), each later use there fails with 0A000 "cached plan
  *   must not change result type". The connection is then marked disposed, so knex's pool closes it
- *   when the transaction releases it, and the next request prepares the statement anew on another;
+ *   instead of handing it out again, and the next request prepares the statement anew on another;
  *   the failed request answers 503 (src/resources/errors.ts) with nothing of it written.
  * - `statement_timeout` is enforced by the server: a host that stops answering altogether (a
  *   paused VM, a network partition) never cancels anything, and without TCP keepalive the request
  *   would wait forever. When no answer has come some time after the server should have cancelled
  *   the statement, the connection is cut: the query fails as "Connection terminated" (a 503), knex
  *   discards the connection, and the server rolls back the transaction when it sees the close.
+ *   A connection runs its statements one after another (a transaction's `Promise.all` queues them),
+ *   so a statement's wait starts when the ones before it on its connection have answered.
  */
 function pgQueryGuards(statementTimeoutMs: number) {
+  const limitMs = statementTimeoutMs + answerGraceMs(statementTimeoutMs)
+  /** Per connection, when its last statement so far has answered. */
+  const answered = new WeakMap<PgConnection, Promise<void>>()
   return (query: PgQuery): PgQuery =>
     function (this: unknown, connection: PgConnection, obj: unknown) {
-      const timer =
-        statementTimeoutMs > 0
-          ? setTimeout(
-              () => connection.connection?.stream?.destroy(),
-              statementTimeoutMs + answerGraceMs(statementTimeoutMs)
-            )
-          : undefined
-      return query
-        .call(this, connection, obj)
-        .catch((error: unknown) => {
-          if (connection && isStalePlan(error)) connection.__knex__disposed = error
-          throw error
-        })
-        .finally(() => clearTimeout(timer))
+      // Called first: a statement refused before it is sent (empty SQL) throws here, and leaves no timer.
+      const run = query.call(this, connection, obj).catch((error: unknown) => {
+        if (connection && isStalePlan(error)) connection.__knex__disposed = error
+        throw error
+      })
+      if (statementTimeoutMs <= 0 || !connection) return run
+      const before = answered.get(connection) ?? Promise.resolve()
+      const done = run.then(
+        () => undefined,
+        () => undefined
+      )
+      answered.set(connection, done)
+      let timer: NodeJS.Timeout | undefined
+      let finished = false
+      void before.then(() => {
+        if (!finished) timer = setTimeout(() => connection.connection?.stream?.destroy(), limitMs)
+      })
+      return run.finally(() => {
+        finished = true
+        clearTimeout(timer)
+        if (answered.get(connection) === done) answered.delete(connection)
+      })
     }
 }
 

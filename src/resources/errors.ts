@@ -131,7 +131,10 @@ export function toApiError(raw: unknown, method?: string, query?: Record<string,
   if (
     code.startsWith('08') ||
     CONNECTION_CODES.has(code) ||
-    /Timeout acquiring a connection|Connection terminated|ECONNREFUSED/.test(message)
+    // knex reports the failed ROLLBACK after a cut connection in place of the statement's error.
+    /Timeout acquiring a connection|Connection terminated|ECONNREFUSED|connection error and is not queryable/.test(
+      message
+    )
   ) {
     return new Unavailable('The database is not reachable; try again shortly')
   }
