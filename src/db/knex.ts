@@ -318,34 +318,53 @@ function guardPgQueries(db: Knex, guarded: (query: PgQuery) => PgQuery) {
  *   A connection runs its statements one after another (a transaction's `Promise.all` queues them),
  *   so a statement's wait starts when the ones before it on its connection have answered.
  */
+interface Watch {
+  waiting: number
+  timer?: NodeJS.Timeout
+}
+
 function pgQueryGuards(statementTimeoutMs: number) {
   const limitMs = statementTimeoutMs + answerGraceMs(statementTimeoutMs)
-  /** Per connection, when its last statement so far has answered. */
-  const answered = new WeakMap<PgConnection, Promise<void>>()
+  /** Per connection: its statements sent and not yet answered, and the clock of the first of them. */
+  const watches = new WeakMap<PgConnection, Watch>()
+  const staleCheck = (connection: PgConnection, error: unknown) => {
+    if (connection && isStalePlan(error)) connection.__knex__disposed = error
+  }
   return (query: PgQuery): PgQuery =>
     function (this: unknown, connection: PgConnection, obj: unknown) {
-      // Called first: a statement refused before it is sent (empty SQL) throws here, and leaves no timer.
-      const run = query.call(this, connection, obj).catch((error: unknown) => {
-        if (connection && isStalePlan(error)) connection.__knex__disposed = error
-        throw error
-      })
-      if (statementTimeoutMs <= 0 || !connection) return run
-      const before = answered.get(connection) ?? Promise.resolve()
-      const done = run.then(
-        () => undefined,
-        () => undefined
+      // Called first: a statement refused before it is sent (empty SQL) throws here, and starts no clock.
+      const run = query.call(this, connection, obj)
+      if (statementTimeoutMs <= 0 || !connection)
+        return run.catch((error: unknown) => {
+          staleCheck(connection, error)
+          throw error
+        })
+      // One clock per connection, re-armed (not re-created) as each statement starts waiting; it does
+      // nothing when it fires on a connection with no statement waiting, and keeps no process alive.
+      let watch = watches.get(connection)
+      if (!watch) {
+        const created: Watch = { waiting: 0 }
+        created.timer = setTimeout(() => {
+          if (created.waiting > 0) connection.connection?.stream?.destroy()
+        }, limitMs).unref()
+        watches.set(connection, (watch = created))
+      } else if (watch.waiting === 0) watch.timer?.refresh()
+      watch.waiting++
+      // The next statement queued on the connection starts waiting when this one is answered.
+      const answered = (w: Watch) => {
+        if (--w.waiting > 0) w.timer?.refresh()
+      }
+      return run.then(
+        (result: unknown) => {
+          answered(watch)
+          return result
+        },
+        (error: unknown) => {
+          answered(watch)
+          staleCheck(connection, error)
+          throw error
+        }
       )
-      answered.set(connection, done)
-      let timer: NodeJS.Timeout | undefined
-      let finished = false
-      void before.then(() => {
-        if (!finished) timer = setTimeout(() => connection.connection?.stream?.destroy(), limitMs)
-      })
-      return run.finally(() => {
-        finished = true
-        clearTimeout(timer)
-        if (answered.get(connection) === done) answered.delete(connection)
-      })
     }
 }
 
