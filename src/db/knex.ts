@@ -284,23 +284,24 @@ export const isStalePlan = (error: unknown) => {
   )
 }
 
+// knex's PostgreSQL client class (no typings for dialect internals).
+const PgClient: new (config: Knex.Config) => {
+  _query(connection: PgConnection, obj: unknown): Promise<unknown>
+} = require('knex/lib/dialects/postgres')
+
 /**
- * Every query of the instance, its transactions' included, through `guarded`. knex builds a
- * transaction's client from the prototype of the instance client's class, not from the instance,
- * so the method goes on a class of this instance's own (an override on the instance reached only
- * the queries outside transactions). `config.client` stays 'pg' for the code that asks which
- * database it runs on.
+ * A client class with `guarded` around every query, its transactions' included: knex builds a
+ * transaction's client from the prototype of the client's class, so an override on the instance
+ * reached only the queries outside transactions. Given to knex as `client`; createKnex then sets
+ * `config.client` back to 'pg' for the code that asks which database it runs on.
  */
-function guardPgQueries(db: Knex, guarded: (query: PgQuery) => PgQuery) {
-  const Base = db.client.constructor as unknown as new (...args: unknown[]) => object
-  class Guarded extends Base {}
-  Object.defineProperty(Guarded.prototype, '_query', {
-    value: guarded((Base.prototype as { _query: PgQuery })._query),
-    writable: true,
-    configurable: true
-  })
-  Object.setPrototypeOf(db.client, Guarded.prototype)
-  return db
+function guardedPgClient(guarded: (query: PgQuery) => PgQuery) {
+  const query = guarded(PgClient.prototype._query)
+  return class GuardedPgClient extends PgClient {
+    _query(connection: PgConnection, obj: unknown) {
+      return query.call(this, connection, obj)
+    }
+  }
 }
 
 /**
@@ -504,7 +505,7 @@ export function createKnex(
   const acquireConnectionTimeout = timeouts.acquireTimeoutMs ?? DEFAULT_TIMEOUTS.acquireTimeoutMs
   if (client === 'pg') {
     const db = knex({
-      client: 'pg',
+      client: guardedPgClient(pgQueryGuards(statementTimeoutMs)) as unknown as typeof Knex.Client,
       // Sent in the startup packet, so every pooled session has them without an extra round trip.
       // A statement that waits for a lock counts its wait: statement_timeout also bounds lock waits.
       connection: {
@@ -521,7 +522,8 @@ export function createKnex(
       ...caseMapping,
       ...placeholdersInErrors
     })
-    return guardPgQueries(db, pgQueryGuards(statementTimeoutMs))
+    db.client.config.client = 'pg'
+    return db
   }
   const filename = sqliteFilename(url)
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true })
