@@ -320,14 +320,37 @@ function guardedPgClient(guarded: (query: PgQuery) => PgQuery) {
  *   so a statement's wait starts when the ones before it on its connection have answered.
  */
 interface Watch {
+  /** Statements sent on the connection and not yet answered. */
   waiting: number
-  timer?: NodeJS.Timeout
+  /** The clock of the first of them: it cuts the connection when it fires while one waits. */
+  timer: NodeJS.Timeout
+}
+
+/** A statement was answered: the next one queued on its connection starts waiting now, its clock with it. */
+const answered = (watch: Watch) => {
+  if (--watch.waiting > 0) watch.timer.refresh()
 }
 
 function pgQueryGuards(statementTimeoutMs: number) {
   const limitMs = statementTimeoutMs + answerGraceMs(statementTimeoutMs)
-  /** Per connection: its statements sent and not yet answered, and the clock of the first of them. */
   const watches = new WeakMap<PgConnection, Watch>()
+  /**
+   * One clock per connection, re-armed (not re-created) as each statement starts waiting; it does
+   * nothing when it fires on a connection with no statement waiting, and keeps no process alive.
+   */
+  const watchOf = (connection: PgConnection) => {
+    let watch = watches.get(connection)
+    if (!watch) {
+      const created: Watch = {
+        waiting: 0,
+        timer: setTimeout(() => {
+          if (created.waiting > 0) connection.connection?.stream?.destroy()
+        }, limitMs).unref()
+      }
+      watches.set(connection, (watch = created))
+    }
+    return watch
+  }
   const staleCheck = (connection: PgConnection, error: unknown) => {
     if (connection && isStalePlan(error)) connection.__knex__disposed = error
   }
@@ -340,21 +363,8 @@ function pgQueryGuards(statementTimeoutMs: number) {
           staleCheck(connection, error)
           throw error
         })
-      // One clock per connection, re-armed (not re-created) as each statement starts waiting; it does
-      // nothing when it fires on a connection with no statement waiting, and keeps no process alive.
-      let watch = watches.get(connection)
-      if (!watch) {
-        const created: Watch = { waiting: 0 }
-        created.timer = setTimeout(() => {
-          if (created.waiting > 0) connection.connection?.stream?.destroy()
-        }, limitMs).unref()
-        watches.set(connection, (watch = created))
-      } else if (watch.waiting === 0) watch.timer?.refresh()
-      watch.waiting++
-      // The next statement queued on the connection starts waiting when this one is answered.
-      const answered = (w: Watch) => {
-        if (--w.waiting > 0) w.timer?.refresh()
-      }
+      const watch = watchOf(connection)
+      if (watch.waiting++ === 0) watch.timer.refresh()
       return run.then(
         (result: unknown) => {
           answered(watch)
