@@ -21,14 +21,17 @@ export async function checkReferences(
     const ids = [...new Set((ref.many ? value : [value]) as number[])]
     return ids.length === 0 ? [] : [{ field, ref, ids }]
   })
-  // Sent together: one wait for all of them instead of one after the other (a time entry names a
-  // user, a type and an event).
-  const found = await Promise.all(
-    checks.map(async ({ ref, ids }) => {
-      const rows: Row[] = await db(ref.table).select('*').where({ companyId }).whereIn('id', ids)
-      return new Map(rows.map((row) => [Number(row.id), row]))
-    })
-  )
+  const lookUp = async ({ ref, ids }: (typeof checks)[number]) => {
+    const rows: Row[] = await db(ref.table).select('*').where({ companyId }).whereIn('id', ids)
+    return new Map(rows.map((row) => [Number(row.id), row]))
+  }
+  // Outside a transaction they are sent together: one wait for all of them instead of one after the
+  // other (a time entry names a user, a type and an event), each on a pooled connection. A write's
+  // transaction has one connection, which answers one statement at a time anyway: there they are
+  // sent in turn, because pg 8 only warns about a query sent while another runs and pg 9 refuses it.
+  const found: Map<number, Row>[] = []
+  if (db.isTransaction) for (const check of checks) found.push(await lookUp(check))
+  else found.push(...(await Promise.all(checks.map(lookUp))))
   checks.forEach(({ field, ref, ids }, i) => {
     referenced[field] = found[i]
     const missing = ids.filter((id) => !found[i].has(id))

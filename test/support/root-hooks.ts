@@ -2,8 +2,18 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { dropTestDatabases } from './databases'
 import { stopServers } from './harness'
+import { takeOverlaps } from './pg-one-at-a-time'
 
 export const mochaHooks = {
+  afterEach() {
+    const overlaps = takeOverlaps()
+    if (overlaps.length > 0) {
+      throw new Error(
+        `${overlaps.length} statement(s) sent on a PostgreSQL connection that was still running one ` +
+          `(pg 9 refuses this):\n${overlaps.join('\n\n')}`
+      )
+    }
+  },
   async afterAll() {
     await stopServers()
     await dropTestDatabases()

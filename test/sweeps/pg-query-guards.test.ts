@@ -3,6 +3,7 @@ import { forEachDatabase } from '../support/harness'
 import { createKnex } from '../../src/db/knex'
 import { toApiError } from '../../src/resources/errors'
 import { FreezingRelay } from '../support/fault-injection'
+import { takeOverlaps } from '../support/pg-one-at-a-time'
 
 /**
  * The two guards every PostgreSQL statement runs through (src/db/knex.ts, `pgQueryGuards`), at their
@@ -46,11 +47,14 @@ forEachDatabase('PostgreSQL query guards', (suite) => {
     db.client.logger.warn = () => undefined
     const each = (0.8 * STATEMENT_TIMEOUT_MS) / 1000
     try {
-      // As checkReferences does with a write's transaction: sent together, run one after the other.
+      // Sent together, run one after the other (as checkReferences did with a write's transaction
+      // until it sent them in turn): the service no longer does it, but a guard must not cut them.
       const results = await db.transaction((trx) =>
         Promise.all([1, 2, 3].map(() => trx.raw('select pg_sleep(?) as slept', [each])))
       )
       assert.equal(results.length, 3)
+      // The watch of the root hooks (test/support/pg-one-at-a-time.ts) saw the two queued ones.
+      assert.equal(takeOverlaps().length, 2)
     } finally {
       await db.destroy()
     }
