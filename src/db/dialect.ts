@@ -108,3 +108,17 @@ export const createDialect = (client: DatabaseClient): Dialect =>
 export function lockedForWrite<Q extends Knex.QueryBuilder>(trx: Knex.Transaction, query: Q): Q {
   return trx.client.config.client === 'pg' ? (query.forNoKeyUpdate() as Q) : query
 }
+
+/**
+ * An instant as a bound PostgreSQL's planner does not look at: `(select ?::timestamptz)`, worked
+ * out once when the statement runs. For a named statement's range bound: with a plain parameter
+ * the custom plans, whose ranges are known, look cheaper than the generic plan, so PostgreSQL
+ * plans the statement anew at every execution; given this way the bound is estimated alike in
+ * both, and after five executions the generic plan is kept and nothing is planned any more. Only
+ * where the best index is the same for every value. SQLite (which keeps its statements prepared
+ * by text) gets the value itself, as ISO text.
+ */
+export function unplannedInstant(db: Knex | Knex.Transaction, ms: number): Knex.Raw | string {
+  const value = new Date(ms).toISOString()
+  return db.client.config.client === 'pg' ? db.raw('(select ?::timestamptz)', [value]) : value
+}

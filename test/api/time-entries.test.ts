@@ -233,6 +233,51 @@ forEachDatabase('time-entries', (suite) => {
     assert.equal((await a.api.patch(`/v1/time-entries/${finished.body.id}`, { endsAt: null })).status, 409)
   })
 
+  // PostgreSQL keeps one plan per connection for the overlap check after five executions (a named
+  // statement whose range bounds the planner does not see): every shape of the check, run past
+  // that on each pooled connection, must keep finding exactly the entries a fresh plan found.
+  it('finds the same overlaps in every shape of the check after many runs (the 24-hour reach, touching ends)', async () => {
+    const userId = await newUser(a)
+    const at = (day: number, hour: number, minute = 0) =>
+      new Date(Date.UTC(2025, 0, 1 + day, hour, minute)).toISOString()
+    for (let round = 0; round < 14; round++) {
+      const d = 2 * round
+      // An entry of the longest length (24 h): one starting an hour before its end overlaps it.
+      const long = await entry(a, { userId, startsAt: at(d, 20), endsAt: at(d + 1, 20) })
+      assert.equal(long.status, 201, JSON.stringify(long.body))
+      const late = await entry(a, { userId, startsAt: at(d + 1, 19), endsAt: at(d + 1, 21) })
+      assert.equal(late.status, 409)
+      assert.equal(late.body.data.timeEntryId, long.body.id)
+      const touching = await entry(a, { userId, startsAt: at(d + 1, 20), endsAt: at(d + 1, 22) })
+      assert.equal(touching.status, 201)
+      // A running entry starting inside a finished one; then one after both, which runs.
+      const runsInside = await entry(a, { userId, startsAt: at(d + 1, 21) })
+      assert.equal(runsInside.status, 409)
+      assert.equal(runsInside.body.data.timeEntryId, touching.body.id)
+      const running = await entry(a, { userId, startsAt: at(d + 1, 23) })
+      assert.equal(running.status, 201)
+      // PATCH (the check leaves the entry itself out): into the long entry, then within its own span.
+      const into = await a.api.patch(`/v1/time-entries/${touching.body.id}`, { startsAt: at(d + 1, 19) })
+      assert.equal(into.status, 409)
+      assert.equal(into.body.data.timeEntryId, long.body.id)
+      const own = await a.api.patch(`/v1/time-entries/${touching.body.id}`, { endsAt: at(d + 1, 22, 30) })
+      assert.equal(own.status, 200, JSON.stringify(own.body))
+      const tail = await entry(a, { userId, startsAt: at(d + 1, 22), endsAt: at(d + 1, 22, 45) })
+      assert.equal(tail.status, 409)
+      assert.equal(tail.body.data.timeEntryId, touching.body.id)
+      const closed = await a.api.patch(`/v1/time-entries/${running.body.id}`, { endsAt: at(d + 2, 1) })
+      assert.equal(closed.status, 200, JSON.stringify(closed.body))
+      // Reopened it runs again, and a second running entry is refused naming it.
+      assert.equal((await a.api.patch(`/v1/time-entries/${running.body.id}`, { endsAt: null })).status, 200)
+      const second = await entry(a, { userId, startsAt: at(d + 2, 3) })
+      assert.equal(second.status, 409)
+      assert.equal(second.body.data.reason, 'running-entry')
+      assert.equal(second.body.data.timeEntryId, running.body.id)
+      assert.equal((await a.api.patch(`/v1/time-entries/${running.body.id}`, { endsAt: at(d + 2, 1) })).status, 200)
+    }
+    assert.equal((await a.api.get('/v1/time-entries', { userId })).body.total, 14 * 3)
+  })
+
   it('lets exactly one of several concurrent running entries of a user through', async () => {
     const userId = await newUser(a)
     const results = await Promise.all(
