@@ -116,9 +116,9 @@ export function lockedForWrite<Q extends Knex.QueryBuilder>(trx: Knex.Transactio
  * plans the statement anew at every execution; given this way the bound is estimated alike in
  * both, and after five executions the generic plan is kept and nothing is planned any more. Only
  * where the best index is the same for every value. SQLite (which keeps its statements prepared
- * by text) gets the value itself, as ISO text.
+ * by text) gets the value itself, as ISO text. `instant`: milliseconds or ISO text.
  */
-export function unplannedInstant(db: Knex | Knex.Transaction, ms: number): Knex.Raw | string {
-  const value = new Date(ms).toISOString()
+export function unplannedInstant(db: Knex | Knex.Transaction, instant: number | string): Knex.Raw | string {
+  const value = typeof instant === 'number' ? new Date(instant).toISOString() : instant
   return db.client.config.client === 'pg' ? db.raw('(select ?::timestamptz)', [value]) : value
 }
