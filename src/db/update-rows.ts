@@ -35,7 +35,63 @@ export async function updateRows(
   rows: RowUpdate[],
   common: Record<string, unknown> = {}
 ) {
-  if (rows.length === 0) return
+  await updateTables(db, [{ table, companyId, rows, common }])
+}
+
+/** The rows of one table `updateTables` writes (all of `companyId`). */
+export interface TableUpdate {
+  table: string
+  companyId: number
+  rows: RowUpdate[]
+  /** Columns with the same value in every row. */
+  common?: Record<string, unknown>
+}
+
+/**
+ * `updateRows` of several tables. On PostgreSQL, when each table's rows fit one statement, all in
+ * one: the others as data-modifying `WITH` parts of the last, which PostgreSQL runs once each, to
+ * the end, whatever the main statement reads. A recomputation writes its days, weeks and months so
+ * in one round trip instead of three (the tables differ, so no row is written twice). SQLite, which
+ * has no such parts and no round trip to save, writes them one after the other.
+ */
+export async function updateTables(db: Knex | Knex.Transaction, updates: TableUpdate[]) {
+  const work = updates.filter((update) => update.rows.length > 0)
+  const columns = work.map(checkedColumns)
+  if (db.client.config.client !== 'pg') {
+    for (const [i, { table, companyId, rows, common = {} }] of work.entries()) {
+      for (const chunk of chunksOf(rows)) await sqliteUpdate(db, table, companyId, chunk, columns[i], common)
+    }
+    return
+  }
+  try {
+    const statements: { sql: string; bindings: Knex.Value[] }[] = []
+    for (const [i, { table, companyId, rows, common = {} }] of work.entries()) {
+      const types = await columnTypes(db, table)
+      for (const chunk of chunksOf(rows)) statements.push(pgUpdate(table, companyId, chunk, columns[i], common, types))
+    }
+    if (statements.length > 1 && statements.length === work.length) {
+      const last = statements.pop()!
+      const parts = statements.map(({ sql }, i) => `"written_${i}" AS (${sql})`)
+      await db.raw(`WITH ${parts.join(', ')} ${last.sql}`, [
+        ...statements.flatMap(({ bindings }) => bindings),
+        ...last.bindings
+      ])
+    } else {
+      for (const { sql, bindings } of statements) await db.raw(sql, bindings)
+    }
+  } catch (error) {
+    for (const { table } of work) forgetTypes(db, table)
+    throw error
+  }
+}
+
+const chunksOf = (rows: RowUpdate[]) =>
+  Array.from({ length: Math.ceil(rows.length / ROWS_PER_STATEMENT) }, (_, i) =>
+    rows.slice(i * ROWS_PER_STATEMENT, (i + 1) * ROWS_PER_STATEMENT)
+  )
+
+/** The columns the rows write, after checking that the update is well-formed. */
+function checkedColumns({ rows, common = {} }: TableUpdate): string[] {
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row.columns)))]
   for (const column of columns)
     if (column in common) throw new Error(`updateRows: ${column} is both a common and a per-row column`)
@@ -48,17 +104,7 @@ export async function updateRows(
       if (!jsonSafe(value))
         throw new Error(`updateRows: ${column} of row ${row.id} is not a number, text, boolean or null`)
   }
-  const pg = db.client.config.client === 'pg'
-  const types = pg ? await columnTypes(db, table) : null
-  try {
-    for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-      const chunk = rows.slice(start, start + ROWS_PER_STATEMENT)
-      await updateFromJson(db, table, companyId, chunk, columns, common, types)
-    }
-  } catch (error) {
-    if (pg) forgetTypes(db, table)
-    throw error
-  }
+  return columns
 }
 
 /** What JSON carries as a bound parameter would be stored: finite numbers, text, booleans, null (JSON documents as text). */
@@ -69,22 +115,19 @@ const jsonSafe = (value: unknown) =>
   (typeof value === 'number' && Number.isFinite(value))
 
 /**
- * One UPDATE of `rows` from a JSON parameter. `types` (PostgreSQL) names each column's type, which
- * its text value is cast to; SQLite stores the JSON value as it is (numbers, text, 1/0).
+ * The SET list of one UPDATE of `rows` from a JSON parameter: `types` (PostgreSQL) names each
+ * column's type, which its text value is cast to; SQLite stores the JSON value as it is (numbers,
+ * text, 1/0). The table's columns are qualified with `own`: json_each has an `id`, a `key`, a
+ * `value` of its own.
  */
-async function updateFromJson(
-  db: Knex | Knex.Transaction,
-  table: string,
-  companyId: number,
+function setList(
   rows: RowUpdate[],
   columns: string[],
   common: Record<string, unknown>,
-  types: Map<string, string> | null
+  own: (column: string) => string,
+  valueOf: (column: string) => string,
+  pg: boolean
 ) {
-  // json_each has columns of its own (`id`, `key`, `value`, …): the table's are always qualified.
-  const own = (column: string) => (types ? `t.${column}` : `${table}.${column}`)
-  const valueOf = (column: string) =>
-    types ? `(j.value ->> ?::text)::${typeOf(types, table, column)}` : '(j.value ->> ?)'
   const sql: string[] = []
   const bindings: Knex.Value[] = []
   for (const [column, value] of Object.entries(common)) {
@@ -93,11 +136,11 @@ async function updateFromJson(
   }
   for (const column of columns) {
     // SQLite takes a JSON path, PostgreSQL's `->>` a key.
-    const key = types ? column : `$.${column}`
+    const key = pg ? column : `$.${column}`
     if (rows.every((row) => column in row.columns)) {
       sql.push(`?? = ${valueOf(column)}`)
       bindings.push(column, key)
-    } else if (types) {
+    } else if (pg) {
       // `->` is SQL NULL for a missing key only (a JSON null is the jsonb value null).
       sql.push(`?? = (CASE WHEN j.value -> ?::text IS NULL THEN ?? ELSE ${valueOf(column)} END)`)
       bindings.push(column, key, own(column), key)
@@ -106,22 +149,48 @@ async function updateFromJson(
       bindings.push(column, key, own(column), key)
     }
   }
-  if (types) {
-    const payload = JSON.stringify(rows.map((row) => ({ ...mapValues(row.columns, asParameter), $id: row.id })))
-    await db.raw(
-      `UPDATE ?? AS t SET ${sql.join(', ')} FROM jsonb_array_elements(?::jsonb) AS j(value) ` +
-        `WHERE ?? = ? AND ?? = (j.value ->> '$id')::integer`,
-      [table, ...bindings, payload, own('companyId'), companyId, own('id')]
-    )
-    return
+  return { set: sql.join(', '), bindings }
+}
+
+/** PostgreSQL: one UPDATE of `rows` from a `jsonb` parameter, as text and bindings (sent alone or as a WITH part). */
+function pgUpdate(
+  table: string,
+  companyId: number,
+  rows: RowUpdate[],
+  columns: string[],
+  common: Record<string, unknown>,
+  types: Map<string, string>
+) {
+  const own = (column: string) => `t.${column}`
+  const valueOf = (column: string) => `(j.value ->> ?::text)::${typeOf(types, table, column)}`
+  const { set, bindings } = setList(rows, columns, common, own, valueOf, true)
+  const payload = JSON.stringify(rows.map((row) => ({ ...mapValues(row.columns, asParameter), $id: row.id })))
+  return {
+    sql:
+      `UPDATE ?? AS t SET ${set} FROM jsonb_array_elements(?::jsonb) AS j(value) ` +
+      `WHERE ?? = ? AND ?? = (j.value ->> '$id')::integer`,
+    bindings: [table, ...bindings, payload, own('companyId'), companyId, own('id')]
   }
+}
+
+/** SQLite: one UPDATE of `rows` from a JSON parameter, kept prepared. */
+async function sqliteUpdate(
+  db: Knex | Knex.Transaction,
+  table: string,
+  companyId: number,
+  rows: RowUpdate[],
+  columns: string[],
+  common: Record<string, unknown>
+) {
+  const own = (column: string) => `${table}.${column}`
+  const { set, bindings } = setList(rows, columns, common, own, () => '(j.value ->> ?)', false)
   const payload = JSON.stringify(rows.map((row) => ({ ...row.columns, $id: row.id })))
   // `+company_id` keeps SQLite off the company's index: without statistics for the table (a new
   // deployment whose connection opened on empty tables) it otherwise walked all of the company's
   // rows and scanned the JSON for each (31 rows of 40 000: 512 ms); so it looks each row up by id.
   // Its text depends on the table and the columns only: kept prepared for the next request.
   await db
-    .raw(`UPDATE ?? SET ${sql.join(', ')} FROM json_each(?) AS j WHERE +?? = ? AND ?? = (j.value ->> '$."$id"')`, [
+    .raw(`UPDATE ?? SET ${set} FROM json_each(?) AS j WHERE +?? = ? AND ?? = (j.value ->> '$."$id"')`, [
       table,
       ...bindings,
       payload,

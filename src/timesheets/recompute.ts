@@ -1,6 +1,6 @@
 import { conflict } from '../errors'
 import type { Knex } from 'knex'
-import { updateRows } from '../db/update-rows'
+import { TableUpdate, updateTables } from '../db/update-rows'
 import { lockedForWrite, unplannedInstant } from '../db/dialect'
 import type { Row } from '../resources/define-resource'
 import { Day, calendarDay, coversSeveralDays, dayBounds, millis } from './calendar'
@@ -420,9 +420,11 @@ export async function recompute(
   const { account, schedule } = await loadAccountAndSchedule(trx, companyId, userId)
   const periods = [...dayRows.map((row): [Day, Day] => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
   const changed = mode === 'from-scratch' ? null : new Set(scope.days)
-  const states = await recomputeDayRows(trx, user, dayRuns(periods), changed, chain, schedule, result)
-  await recomputeWeekRows(trx, companyId, weekRows, states, result)
-  await recomputeMonthChain(trx, companyId, chain, months, aggregated, states, schedule, account, result)
+  const writes: TableUpdate[] = []
+  const states = await recomputeDayRows(trx, user, dayRuns(periods), changed, chain, schedule, result, writes)
+  recomputeWeekRows(companyId, weekRows, states, result, writes)
+  recomputeMonthChain(companyId, chain, months, aggregated, states, schedule, account, result, writes)
+  await updateTables(trx, writes)
   return result
 }
 
@@ -525,7 +527,8 @@ async function recomputeDayRows(
   changed: Set<Day> | null,
   monthRows: Row[],
   schedule: Schedule,
-  result: Recomputed
+  result: Recomputed,
+  writes: TableUpdate[]
 ): Promise<Map<Day, DayState>> {
   const states = new Map<Day, DayState>()
   const recomputed: Recomputation[] = []
@@ -551,7 +554,7 @@ async function recomputeDayRows(
     }
   }
   for (const [from, to] of asRuns(fresh)) await computeRun(trx, user, from, to, rows, schedule, states, recomputed)
-  await writeChanged(trx, DAY_TABLE, user.companyId, recomputed, result.days, result.stored!.days)
+  writeChanged(writes, DAY_TABLE, user.companyId, recomputed, result.days, result.stored!.days)
   return states
 }
 
@@ -754,13 +757,15 @@ interface Recomputation {
 }
 
 /**
- * Writes the columns that differ from each row's stored values, the changed rows of the table
- * together (one statement, not one round trip per row); unchanged rows are not written.
- * `computed` rows (weeks, months) also record when their figures changed. Each written row, as
- * stored now, goes into `stored` (the rows recomputed are read whole).
+ * Plans the write of the columns that differ from each row's stored values into `writes`, the
+ * changed rows of the table together; unchanged rows are not written. `recompute` sends the
+ * writes of its days, weeks and months at its end, in one statement on PostgreSQL
+ * (`updateTables`); nothing reads those rows in between. `computed` rows (weeks, months) also
+ * record when their figures changed. Each written row, as stored then, goes into `stored` (the
+ * rows recomputed are read whole).
  */
-async function writeChanged(
-  trx: Knex.Transaction,
+function writeChanged(
+  writes: TableUpdate[],
   table: string,
   companyId: number,
   recomputed: Recomputation[],
@@ -774,24 +779,24 @@ async function writeChanged(
   if (updates.length === 0) return
   const now = stamp()
   const common = { ...(computed ? { computedAt: now } : {}), updatedAt: now }
-  await updateRows(trx, table, companyId, updates, common)
+  writes.push({ table, companyId, rows: updates, common })
   for (const { row, id, columns } of updates) stored.set(id, { ...row, ...columns, ...common })
   changedIds.push(...updates.map((update) => update.id))
 }
 
-async function recomputeWeekRows(
-  trx: Knex.Transaction,
+function recomputeWeekRows(
   companyId: number,
   weekRows: Row[],
   states: Map<Day, DayState>,
-  result: Recomputed
+  result: Recomputed,
+  writes: TableUpdate[]
 ) {
   const recomputed = weekRows.map((row) => {
     const days = weekDays(dayOf(row.weekStart)).map((day) => states.get(day) as DayState)
     const status = weekStatus(days)
     return { row, columns: { status, ...weekTimestamps(status, days), ...summarize(days) } }
   })
-  await writeChanged(trx, WEEK_TABLE, companyId, recomputed, result.weeks, result.stored!.weeks, true)
+  writeChanged(writes, WEEK_TABLE, companyId, recomputed, result.weeks, result.stored!.weeks, true)
 }
 
 /** The columns of a month that come from its days. */
@@ -818,8 +823,7 @@ const carryColumns = (carry: MonthCarry): Row => {
  * later month is itself in scope. The chain starts in the account's first month with the opening
  * balance; months before it take nothing and pass nothing on (CONTRACT §11.1).
  */
-async function recomputeMonthChain(
-  trx: Knex.Transaction,
+function recomputeMonthChain(
   companyId: number,
   chain: Row[],
   scoped: Set<Day>,
@@ -827,7 +831,8 @@ async function recomputeMonthChain(
   states: Map<Day, DayState>,
   schedule: Schedule,
   account: AccountStart,
-  result: Recomputed
+  result: Recomputed,
+  writes: TableUpdate[]
 ) {
   const capMsOf = (month: Day) => {
     const cap = schedule.capOf(month)
@@ -860,5 +865,5 @@ async function recomputeMonthChain(
     previous = { month: dayOf(row.month), carryOutMs: carry.carryOutMs }
     if (locked && i >= lastScoped) break
   }
-  await writeChanged(trx, MONTH_TABLE, companyId, recomputed, result.months, result.stored!.months, true)
+  writeChanged(writes, MONTH_TABLE, companyId, recomputed, result.months, result.stored!.months, true)
 }

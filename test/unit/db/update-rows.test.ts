@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
-import { updateRows } from '../../../src/db/update-rows'
+import { updateRows, updateTables } from '../../../src/db/update-rows'
 import { forEachDatabase, scratchTable } from '../../support/harness'
 
 /**
@@ -21,6 +21,13 @@ forEachDatabase('updateRows', (suite) => {
     t.text('updatedAt')
     t.string('code', 8)
     if (suite.db.name === 'postgres') t.specificType('grade', 'char(4)')
+  })
+  // A second table for `updateTables`: several tables' rows in one call.
+  const other = scratchTable(suite, 'update_tables_probe', (t) => {
+    t.increments('id')
+    t.integer('companyId').notNullable()
+    t.integer('count')
+    t.string('label', 8)
   })
   let db: Knex
 
@@ -261,5 +268,127 @@ forEachDatabase('updateRows', (suite) => {
       updateRows(db, table, 1, [{ id: 1, columns: { updatedAt: 'x' } }], { updatedAt: 'y' }),
       /updatedAt is both a common and a per-row column/
     )
+  })
+
+  describe('updateTables', () => {
+    const seedOther = async (companyId: number, count: number) => {
+      const ids: number[] = []
+      for (let i = 0; i < count; i++) {
+        const [inserted] = await db(other)
+          .insert({ companyId, count: i, label: `l${i}` })
+          .returning('id')
+        ids.push(Number(typeof inserted === 'object' ? inserted.id : inserted))
+      }
+      return ids
+    }
+    const readOther = async (ids: number[]) =>
+      (await db(other).whereIn('id', ids).orderBy('id')).map((row) => [Number(row.count), row.label])
+
+    /**
+     * The statements `work` sends in a transaction of its own: BEGIN and COMMIT left out, and
+     * PostgreSQL's catalogue read of a table's column types (once per table and process, again
+     * after a failed update).
+     */
+    const statementsOf = async (work: (trx: Knex.Transaction) => Promise<void>) => {
+      const sent: string[] = []
+      const listen = (query: { sql: string }) => sent.push(query.sql)
+      db.on('query', listen)
+      try {
+        await db.transaction(work)
+      } finally {
+        db.off('query', listen)
+      }
+      return sent.filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql) && !sql.includes('from pg_attribute'))
+    }
+
+    it('writes the rows of several tables as separate calls would, on PostgreSQL in one statement', async () => {
+      const ids = await seed(20, 3)
+      const otherIds = await seedOther(20, 3)
+      const theirs = await seedOther(21, 1)
+      const sent = await statementsOf((trx) =>
+        updateTables(trx, [
+          {
+            table,
+            companyId: 20,
+            rows: [{ id: ids[0], columns: { amountMs: 7, note: null } }],
+            common: { updatedAt: 'x' }
+          },
+          { table: other, companyId: 20, rows: [] },
+          {
+            table: other,
+            companyId: 20,
+            rows: [
+              { id: otherIds[1], columns: { count: 41 } },
+              { id: otherIds[2], columns: { label: 'neu' } },
+              { id: theirs[0], columns: { count: 99 } }
+            ]
+          }
+        ])
+      )
+      assert.equal(sent.length, suite.db.name === 'postgres' ? 1 : 2, sent.join('\n'))
+      assert.deepEqual(
+        (await read(ids)).map((row) => [row.amountMs, row.note, row.updatedAt]),
+        [
+          [7, null, 'x'],
+          [1, 'row 1', 'before'],
+          [2, 'row 2', 'before']
+        ]
+      )
+      assert.deepEqual(await readOther(otherIds), [
+        [0, 'l0'],
+        [41, 'l1'],
+        [2, 'neu']
+      ])
+      // Another company's row named by id is not written.
+      assert.deepEqual(await readOther(theirs), [[0, 'l0']])
+    })
+
+    it('writes nothing of any table when one of them fails (PostgreSQL: the one statement is refused)', async () => {
+      const ids = await seed(22, 1)
+      const otherIds = await seedOther(22, 1)
+      await assert.rejects(
+        db.transaction((trx) =>
+          updateTables(trx, [
+            { table, companyId: 22, rows: [{ id: ids[0], columns: { amountMs: 5 } }] },
+            // label is varchar(8) on PostgreSQL: a longer text is refused (SQLite does not check lengths).
+            {
+              table: other,
+              companyId: 22,
+              rows: [
+                {
+                  id: otherIds[0],
+                  columns: suite.db.name === 'postgres' ? { label: 'x'.repeat(9) } : { count: Infinity }
+                }
+              ]
+            }
+          ])
+        )
+      )
+      assert.deepEqual(
+        (await read(ids)).map((row) => row.amountMs),
+        [0]
+      )
+      assert.deepEqual(await readOther(otherIds), [[0, 'l0']])
+    })
+
+    it('sends a table whose rows need more than one statement apart, and writes all of them', async () => {
+      const ids = await seed(23, 600)
+      const otherIds = await seedOther(23, 2)
+      const sent = await statementsOf((trx) =>
+        updateTables(trx, [
+          { table, companyId: 23, rows: ids.map((id, i) => ({ id, columns: { amountMs: 5000 + i } })) },
+          { table: other, companyId: 23, rows: otherIds.map((id) => ({ id, columns: { count: 8 } })) }
+        ])
+      )
+      assert.equal(sent.length, 3)
+      assert.deepEqual(
+        (await read(ids)).map((row) => row.amountMs),
+        ids.map((_, i) => 5000 + i)
+      )
+      assert.deepEqual(await readOther(otherIds), [
+        [8, 'l0'],
+        [8, 'l1']
+      ])
+    })
   })
 })
