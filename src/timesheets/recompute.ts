@@ -434,17 +434,21 @@ interface DayInputs {
 }
 
 /**
- * pg's statement names of the two reads of the inputs (SQLite ignores them): PostgreSQL planned them
- * for every recomputation against the indexes of their tables (user_absences has 17), 0.15–0.33 ms
- * each, more than they take to run. Their plans cannot depend on the values (the user's range of
- * its `(company_id, user_id, starts_at)` index) and they name their columns. The entries' range is
- * hidden from the planner (`unplannedInstant`): with its values known, the custom plans looked
- * cheaper than the generic one and PostgreSQL went on planning it (0.14 ms at each bind).
+ * pg's statement name of the read of the inputs (SQLite ignores it; it keeps the statement
+ * prepared by text). PostgreSQL planned the entries' and the absences' reads for every
+ * recomputation against the indexes of their tables (user_absences has 17), 0.15–0.33 ms each,
+ * more than they take to run. The plan cannot depend on the values (the user's ranges of the
+ * `(company_id, user_id, …)` indexes) and the statement names its columns. Its ranges are hidden
+ * from the planner (`unplannedInstant`): with their values known, the custom plans looked cheaper
+ * than the generic one and PostgreSQL went on planning it (0.14 ms at each bind).
  */
-const ENTRY_INPUTS = { name: 'crewclock_entry_inputs' }
-const ABSENCE_INPUTS = { name: 'crewclock_absence_inputs' }
+const INPUTS = { name: 'crewclock_day_inputs' }
 
-/** The user's entries that start in `[from, to]` and approved absences that touch it (two queries). */
+/**
+ * The user's entries that start in `[from, to]` and approved absences that touch it: one statement
+ * (`union all`, each part its own index range; an entry's row has no absence columns and an
+ * absence's no `worked_ms`), one round trip instead of two.
+ */
 async function loadInputs(
   trx: Knex.Transaction,
   { companyId, userId }: { companyId: number; userId: number },
@@ -452,16 +456,56 @@ async function loadInputs(
   to: Day,
   zone: string
 ): Promise<DayInputs> {
-  const start = dayBounds(from, zone).start.toISOString()
-  const end = dayBounds(to, zone).end.toISOString()
-  const entryRows: Row[] = await trx('time_entries')
+  const start = unplannedInstant(trx, dayBounds(from, zone).start.toISOString())
+  const end = unplannedInstant(trx, dayBounds(to, zone).end.toISOString())
+  const rows: Row[] = await trx('time_entries')
     .where({ companyId, userId })
-    .where('startsAt', '>=', unplannedInstant(trx, start))
-    .where('startsAt', '<', unplannedInstant(trx, end))
-    .select('startsAt', 'endsAt', 'workedMs')
-    .options(ENTRY_INPUTS)
+    .where('startsAt', '>=', start)
+    .where('startsAt', '<', end)
+    .select(
+      trx.raw("'entry' as kind"),
+      'startsAt',
+      'endsAt',
+      'workedMs',
+      trx.raw('null as compensation_declined_at'),
+      trx.raw('null as is_absence_hourly'),
+      trx.raw('null as count_as_working_time'),
+      trx.raw('null as need_compensation')
+    )
+    .unionAll(
+      trx('user_absences')
+        .join('user_absence_types', 'user_absence_types.id', 'user_absences.typeId')
+        .where('user_absences.companyId', companyId)
+        .where('user_absences.userId', userId)
+        .where('user_absences.status', 'approved')
+        .where('user_absences.startsAt', '<', end)
+        .where('user_absences.endsAt', '>', start)
+        .select(
+          trx.raw("'absence' as kind"),
+          'user_absences.startsAt',
+          'user_absences.endsAt',
+          trx.raw('null as worked_ms'),
+          'user_absences.compensationDeclinedAt',
+          'user_absence_types.isAbsenceHourly',
+          'user_absence_types.countAsWorkingTime',
+          'user_absence_types.needCompensation'
+        )
+    )
+    .options(INPUTS)
   const entries = new Map<Day, EntryInput[]>()
-  for (const row of entryRows) {
+  const absences: AbsenceInput[] = []
+  for (const row of rows) {
+    if (row.kind === 'absence') {
+      absences.push({
+        startsAt: millis(row.startsAt),
+        endsAt: millis(row.endsAt),
+        hourly: Boolean(row.isAbsenceHourly),
+        countAsWorkingTime: Boolean(row.countAsWorkingTime),
+        needCompensation: Boolean(row.needCompensation),
+        compensationDeclined: row.compensationDeclinedAt !== null && row.compensationDeclinedAt !== undefined
+      })
+      continue
+    }
     const entry = {
       startsAt: millis(row.startsAt),
       endsAt: row.endsAt === null ? null : millis(row.endsAt),
@@ -470,30 +514,6 @@ async function loadInputs(
     const day = calendarDay(entry.startsAt, zone)
     entries.set(day, [...(entries.get(day) ?? []), entry])
   }
-  const absenceRows: Row[] = await trx('user_absences')
-    .join('user_absence_types', 'user_absence_types.id', 'user_absences.typeId')
-    .where('user_absences.companyId', companyId)
-    .where('user_absences.userId', userId)
-    .where('user_absences.status', 'approved')
-    .where('user_absences.startsAt', '<', end)
-    .where('user_absences.endsAt', '>', start)
-    .select(
-      'user_absences.startsAt',
-      'user_absences.endsAt',
-      'user_absences.compensationDeclinedAt',
-      'user_absence_types.isAbsenceHourly',
-      'user_absence_types.countAsWorkingTime',
-      'user_absence_types.needCompensation'
-    )
-    .options(ABSENCE_INPUTS)
-  const absences = absenceRows.map((row) => ({
-    startsAt: millis(row.startsAt),
-    endsAt: millis(row.endsAt),
-    hourly: Boolean(row.isAbsenceHourly),
-    countAsWorkingTime: Boolean(row.countAsWorkingTime),
-    needCompensation: Boolean(row.needCompensation),
-    compensationDeclined: row.compensationDeclinedAt !== null && row.compensationDeclinedAt !== undefined
-  }))
   return { entries, absences }
 }
 
