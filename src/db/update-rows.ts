@@ -51,7 +51,9 @@ export interface TableUpdate {
  * `updateRows` of several tables. On PostgreSQL, when each table's rows fit one statement, all in
  * one: the others as data-modifying `WITH` parts of the last, which PostgreSQL runs once each, to
  * the end, whatever the main statement reads. A recomputation writes its days, weeks and months so
- * in one round trip instead of three (the tables differ, so no row is written twice). SQLite, which
+ * in one round trip instead of three. Only distinct tables, each in one statement, go together: the
+ * parts of one statement see the same snapshot, and two parts writing one row would keep only one
+ * of the two writes (found by a review); otherwise they are sent one after the other. SQLite, which
  * has no such parts and no round trip to save, writes them one after the other.
  */
 export async function updateTables(db: Knex | Knex.Transaction, updates: TableUpdate[]) {
@@ -69,7 +71,10 @@ export async function updateTables(db: Knex | Knex.Transaction, updates: TableUp
       const types = await columnTypes(db, table)
       for (const chunk of chunksOf(rows)) statements.push(pgUpdate(table, companyId, chunk, columns[i], common, types))
     }
-    if (statements.length > 1 && statements.length === work.length) {
+    // One part per table: two parts writing one row would both start from the same snapshot, and
+    // PostgreSQL would keep only one of them, without an error. A table named twice goes apart.
+    const oneEach = statements.length === work.length && new Set(work.map(({ table }) => table)).size === work.length
+    if (statements.length > 1 && oneEach) {
       const last = statements.pop()!
       const parts = statements.map(({ sql }, i) => `"written_${i}" AS (${sql})`)
       await db.raw(`WITH ${parts.join(', ')} ${last.sql}`, [
