@@ -43,7 +43,7 @@ with the service ÷ platform ratios and the targets of issue #22.
                        and time-sheet modules: the framework's share only)
   --profile            profile the service (--cpu-prof) instead of measuring
   --service-root DIR   serve the service from another checkout (everything else unchanged)
-  --output FILE        default bench/results.json
+  --output FILE        default bench/results.json (--profile writes one only when given)
 Always set BENCH_COPY=<name> when two checkouts may run at once.`
 const { values: args } = parseArgs({
   options: {
@@ -65,7 +65,7 @@ const { values: args } = parseArgs({
     profile: { type: 'boolean', default: false },
     /** Serve from another checkout (before/after in one data set; see StartOptions.root). */
     'service-root': { type: 'string' },
-    output: { type: 'string', default: path.join(BENCH_DIR, 'results.json') }
+    output: { type: 'string' }
   }
 })
 
@@ -495,11 +495,14 @@ async function main() {
     engines: results,
     targets
   }
+  // A profile is no measurement: it leaves the committed results alone unless told where to write.
+  const file = args.output ?? (args.profile ? null : path.join(BENCH_DIR, 'results.json'))
+  if (!file) return log('\nno results file written (a profile; its summary is saved beside it)')
   // Formatted as the lint checks the committed file (prettier), so a new run can be committed as written.
   const json = JSON.stringify(output, null, 2)
-  const style = (await prettier.resolveConfig(args.output!)) ?? {}
-  fs.writeFileSync(args.output!, await prettier.format(json, { ...style, parser: 'json' }))
-  log(`\nwrote ${path.relative(process.cwd(), args.output!)}`)
+  const style = (await prettier.resolveConfig(file)) ?? {}
+  fs.writeFileSync(file, await prettier.format(json, { ...style, parser: 'json' }))
+  log(`\nwrote ${path.relative(process.cwd(), file)}`)
 }
 
 main().catch((error) => {
