@@ -122,3 +122,8 @@ export function unplannedInstant(db: Knex | Knex.Transaction, instant: number | 
   const value = typeof instant === 'number' ? new Date(instant).toISOString() : instant
   return db.client.config.client === 'pg' ? db.raw('(select ?::timestamptz)', [value]) : value
 }
+
+/** A calendar day (`YYYY-MM-DD`) as a bound the planner does not look at: `unplannedInstant`'s `(select ?::date)`. */
+export function unplannedDay(db: Knex | Knex.Transaction, day: string): Knex.Raw | string {
+  return db.client.config.client === 'pg' ? db.raw('(select ?::date)', [day]) : day
+}

@@ -461,7 +461,7 @@ function hasColumns(row: Row, columns: string[]): boolean {
  * Rows with camelCase keys. The rows of one statement share its columns: the first row's keys
  * choose the mapper, and a row with other keys (a `pluck` of JSON documents) is copied key by key.
  */
-function camelCaseRows(result: unknown): unknown {
+export function camelCaseRows(result: unknown): unknown {
   if (Array.isArray(result)) {
     const first = result.find(isPlainRow)
     if (first === undefined) return result

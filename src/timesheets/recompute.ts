@@ -1,7 +1,8 @@
 import { conflict } from '../errors'
 import type { Knex } from 'knex'
 import { TableUpdate, updateTables } from '../db/update-rows'
-import { lockedForWrite, unplannedInstant } from '../db/dialect'
+import { wholeRows } from '../db/json-rows'
+import { lockedForWrite, unplannedDay, unplannedInstant } from '../db/dialect'
 import type { Row } from '../resources/define-resource'
 import { Day, calendarDay, coversSeveralDays, dayBounds, millis } from './calendar'
 import { MINUTE_MS } from './durations'
@@ -95,12 +96,37 @@ async function rowsIn(
   const sorted = sortedUnique(values)
   if (sorted.length === 0) return []
   const wanted = new Set(sorted)
-  const rows: Row[] = await trx(table)
-    .where(scope)
-    .where(column, '>=', sorted[0])
-    .where(column, '<=', sorted[sorted.length - 1])
-    .select(...columns)
+  const range = [sorted[0], sorted[sorted.length - 1]] as const
+  const rows: Row[] =
+    columns[0] === '*'
+      ? await wholeRowsIn(trx, table, column, scope, range)
+      : await trx(table)
+          .where(scope)
+          .where(column, '>=', range[0])
+          .where(column, '<=', range[1])
+          .select(...columns)
   return rows.filter((row) => wanted.has(dayOf(row[column])))
+}
+
+/**
+ * The user's whole rows of `table` whose `column` (a day) is in `[from, to]`: named on PostgreSQL
+ * (one name per table and column), the range hidden from its planner (`unplannedDay`): the plan
+ * is the user's range of the table's `(company_id, user_id, <column>)` index for every value.
+ */
+function wholeRowsIn(
+  trx: Knex.Transaction,
+  table: string,
+  column: string,
+  user: { companyId: number; userId: number },
+  [from, to]: readonly [Day, Day]
+): Promise<Row[]> {
+  return wholeRows(
+    trx,
+    table,
+    (query) =>
+      query.where(user).where(column, '>=', unplannedDay(trx, from)).where(column, '<=', unplannedDay(trx, to)),
+    `crewclock_rows_${table}_${column}`
+  )
 }
 
 /** 409 for a write that touches approved days (as dates). */
@@ -370,6 +396,13 @@ export async function openSheets(
  * `from-scratch`: every day of the periods is recomputed from its inputs (rows just created,
  * schedule and account changes, and the tests that check the incremental path against it).
  */
+/**
+ * pg's statement name of the read of a user's month rows from the first month of a
+ * recomputation on (the carry chain): the user's range of the `(company_id, user_id, month)`
+ * index for every value, the bound hidden from the planner.
+ */
+const CHAIN = 'crewclock_month_chain'
+
 export type RecomputeMode = 'incremental' | 'from-scratch'
 
 /**
@@ -388,10 +421,16 @@ export async function recompute(
   const weekRows = await rowsIn(trx, WEEK_TABLE, 'weekStart', user, scope.weekStarts)
   const months = new Set(scope.months)
   const chain: Row[] = months.size
-    ? await trx(MONTH_TABLE)
-        .where(user)
-        .where('month', '>=', previousMonth(sortedUnique(scope.months)[0]))
-        .orderBy('month')
+    ? await wholeRows(
+        trx,
+        MONTH_TABLE,
+        (query) =>
+          query
+            .where(user)
+            .where('month', '>=', unplannedDay(trx, previousMonth(sortedUnique(scope.months)[0])))
+            .orderBy('month'),
+        CHAIN
+      )
     : []
   // Incrementally, a month none of whose days changed keeps what its days add up to: only its
   // carry follows the chain (a manual carry, a lock).
@@ -588,8 +627,7 @@ async function readDayRows(
   rows: Map<Day, Row>
 ) {
   for (const [from, to] of runs) {
-    for (const row of await trx(DAY_TABLE).where(user).where('day', '>=', from).where('day', '<=', to))
-      rows.set(dayOf(row.day), row)
+    for (const row of await wholeRowsIn(trx, DAY_TABLE, 'day', user, [from, to])) rows.set(dayOf(row.day), row)
   }
 }
 

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict'
+import type { Knex } from 'knex'
+import { wholeRows } from '../../../src/db/json-rows'
+import { forEachDatabase, scratchTable } from '../../support/harness'
+
+/**
+ * `wholeRows` (src/db/json-rows.ts): whole rows read as one JSON document each must hold what a
+ * `select *` gives, value for value, in the order asked for; a timestamp may be ISO text where
+ * PostgreSQL's driver gives a `Date` (the same instant).
+ */
+forEachDatabase('wholeRows', (suite) => {
+  const pg = suite.db.name === 'postgres'
+  const table = scratchTable(suite, 'whole_rows_probe', (t) => {
+    t.increments('id')
+    t.integer('companyId').notNullable()
+    t.bigInteger('amountMs')
+    t.text('note')
+    t.boolean('flag')
+    if (pg) t.jsonb('figures')
+    else t.text('figures')
+    t.timestamp('touchedAt', { useTz: true, precision: 3 })
+    t.date('day')
+    t.string('code', 8)
+  })
+  const wide = scratchTable(suite, 'whole_rows_wide', (t) => {
+    t.increments('id')
+    t.integer('companyId').notNullable()
+    for (let i = 0; i < 70; i++) t.integer(`c${i}`)
+  })
+  let db: Knex
+
+  before(() => {
+    db = suite.server().knex
+  })
+
+  const odd = [
+    'plain',
+    'quote \' and "double" and \\ backslash',
+    'line\nbreak\ttab \u0001 control',
+    'Grüße, perché, 😀 emoji',
+    '[1,2]',
+    '{"looks":"like json"}',
+    '',
+    null
+  ]
+
+  const seed = async (companyId: number) => {
+    for (const [i, note] of odd.entries())
+      await db(table).insert({
+        companyId,
+        amountMs: i % 2 ? -(2 ** 53 - 1) : i * 3_600_000,
+        note,
+        flag: i % 3 === 0 ? true : i % 3 === 1 ? false : null,
+        figures:
+          i === odd.length - 1
+            ? null
+            : JSON.stringify([
+                [i, -i],
+                [0, 28_800_000]
+              ]),
+        touchedAt: i === 2 ? null : new Date(Date.UTC(2026, 2, 29, 1, 59, 59, i * 111)).toISOString(),
+        day: `2026-0${(i % 9) + 1}-2${i % 10}`,
+        code: i === 3 ? null : `K-${i}`
+      })
+  }
+
+  /** A row as both reads should agree on it: instants as ISO text, documents parsed, booleans as 1/0. */
+  const comparable = (row: Record<string, unknown>) => ({
+    ...row,
+    flag: row.flag === null ? null : Number(row.flag),
+    figures: typeof row.figures === 'string' ? JSON.parse(row.figures) : row.figures,
+    touchedAt: row.touchedAt === null ? null : new Date(row.touchedAt as string).toISOString()
+  })
+
+  it('gives every column of every row as select * does, keys in camelCase, in the order asked for', async () => {
+    await seed(1)
+    await seed(2)
+    const filter = (query: Knex.QueryBuilder) => query.where({ companyId: 1 }).orderBy('id', 'desc')
+    const plain = await filter(db(table).select('*'))
+    const json = await wholeRows(db, table, filter)
+    assert.equal(json.length, odd.length)
+    assert.deepEqual(Object.keys(json[0]).sort(), Object.keys(plain[0]).sort())
+    assert.deepEqual(json.map(comparable), plain.map(comparable))
+    assert.deepEqual(
+      json.map((row) => row.note),
+      [...odd].reverse()
+    )
+    // Text that looks like JSON stays text; numbers stay numbers (the largest exact integer too).
+    assert.equal(json.find((row) => row.note === '[1,2]')!.note, '[1,2]')
+    assert.ok(json.some((row) => row.amountMs === -(2 ** 53 - 1)))
+    assert.ok(json.every((row) => row.companyId === 1))
+  })
+
+  it('reads rows with the same statement on a transaction, and a filter matching nothing as none', async () => {
+    await db.transaction(async (trx) => {
+      const rows = await wholeRows(trx, table, (query) => query.where({ companyId: 3 }), 'crewclock_test_whole_rows')
+      assert.deepEqual(rows, [])
+      await trx(table).insert({ companyId: 3, note: 'in the transaction' })
+      const again = await wholeRows(trx, table, (query) => query.where({ companyId: 3 }), 'crewclock_test_whole_rows')
+      assert.deepEqual(
+        again.map((row) => row.note),
+        ['in the transaction']
+      )
+    })
+  })
+
+  it('reads a table too wide for one json_object as plain rows', async () => {
+    await db(wide).insert({ companyId: 1, c0: 7, c69: 9 })
+    const [row] = await wholeRows(db, wide, (query) => query.where({ companyId: 1 }))
+    assert.equal(row.c0, 7)
+    assert.equal(row.c69, 9)
+    assert.equal(Object.keys(row).length, 72)
+  })
+
+  it('reads the columns again after a migration dropped one it knew', async () => {
+    const filter = (query: Knex.QueryBuilder) => query.where({ companyId: 1 }).orderBy('id')
+    const before = await wholeRows(db, table, filter)
+    assert.ok('code' in before[0])
+    await db.schema.alterTable(table, (t) => t.dropColumn('code'))
+    // SQLite's list of columns predates the migration: that read fails, the next one reads the list anew.
+    // PostgreSQL's row_to_json has no list to keep.
+    let rows: Record<string, unknown>[] | undefined
+    try {
+      rows = await wholeRows(db, table, filter)
+    } catch (error) {
+      assert.ok(!pg, `PostgreSQL failed: ${error}`)
+      assert.match(String(error), /no such column/)
+      rows = await wholeRows(db, table, filter)
+    }
+    assert.equal(rows.length, before.length)
+    assert.ok(!('code' in rows[0]))
+  })
+})
