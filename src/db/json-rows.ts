@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import { camelCase, camelCaseRows } from './knex'
+import { camelCase, camelCaseRows, KEEP_PREPARED } from './knex'
 
 type Row = Record<string, unknown>
 type Db = Knex | Knex.Transaction
@@ -54,6 +54,58 @@ export async function wholeRows(
     throw error
   }
 }
+
+/** One table's share of `wholeRowsOf`: `filter` writes its WHERE (no ORDER BY: the rows come in no particular order). */
+export interface RowsPart {
+  table: string
+  filter: (builder: Knex.QueryBuilder) => unknown
+}
+
+/**
+ * The whole rows of several tables in one statement: the parts' reads as one `union all`, each
+ * row tagged with its part (a write's checks look up a time entry's user, type and event: one
+ * statement instead of three). The rows of each part come back in a list of their own, in no
+ * particular order. Values as `wholeRows` gives them; SQLite keeps the statement prepared,
+ * `name` names it on PostgreSQL (only where its text stays the same: one name, one text).
+ */
+export async function wholeRowsOf(db: Db, parts: RowsPart[], name?: string): Promise<Row[][]> {
+  if (parts.length === 0) return []
+  if (parts.length > MAX_PARTS) {
+    // SQLite refuses a compound select of more than 500 parts; in turn, as a transaction runs them.
+    const found: Row[][] = []
+    for (let i = 0; i < parts.length; i += MAX_PARTS)
+      found.push(...(await wholeRowsOf(db, parts.slice(i, i + MAX_PARTS))))
+    return found
+  }
+  const pg = db.client.config.client === 'pg'
+  const selects: string[] = []
+  const bindings: Knex.Value[] = []
+  for (const [i, { table, filter }] of parts.entries()) {
+    const object = pg ? 'row_to_json(t)' : await sqliteObject(db, table)
+    // A table too wide for one json_object is read on its own.
+    if (object === null) return Promise.all(parts.map((part) => wholeRows(db, part.table, part.filter)))
+    const query = (pg ? db({ t: table }) : db(table)).select(db.raw(`${i} as p, ${object} as r`))
+    filter(query)
+    const { sql, bindings: own } = query.toSQL()
+    selects.push(`select * from (${sql}) as ${pg ? `p${i}` : `\`p${i}\``}`)
+    bindings.push(...own)
+  }
+  const statement = db.raw(selects.join(' union all '), bindings)
+  statement.options(pg ? (name ? { name } : {}) : KEEP_PREPARED)
+  let rows: { p: number; r: Row | string }[]
+  try {
+    rows = pg ? (await statement).rows : await statement
+  } catch (error) {
+    if (!pg) for (const { table } of parts) objectCache.get(db.client.config as object)?.delete(table)
+    throw error
+  }
+  const found: Row[][] = parts.map(() => [])
+  for (const { p, r } of rows) found[Number(p)].push(typeof r === 'string' ? (JSON.parse(r) as Row) : r)
+  return pg ? found.map((list) => camelCaseRows(list) as Row[]) : found
+}
+
+/** The parts of one statement of `wholeRowsOf`: more go in several (SQLite allows 500 in a compound select). */
+const MAX_PARTS = 100
 
 /** SQLite's `json_object(…)` of a table's columns, by database (the pool's configuration) and table. */
 const objectCache = new WeakMap<object, Map<string, string | null>>()

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex'
 import type { Resource, Row, ValidationErrors } from './define-resource'
+import { wholeRowsOf } from '../db/json-rows'
 
 /**
  * Every referenced id must be a record of the same company; a reference to another company's
@@ -21,17 +22,18 @@ export async function checkReferences(
     const ids = [...new Set((ref.many ? value : [value]) as number[])]
     return ids.length === 0 ? [] : [{ field, ref, ids }]
   })
-  const lookUp = async ({ ref, ids }: (typeof checks)[number]) => {
-    const rows: Row[] = await db(ref.table).select('*').where({ companyId }).whereIn('id', ids)
-    return new Map(rows.map((row) => [Number(row.id), row]))
-  }
-  // Outside a transaction they are sent together: one wait for all of them instead of one after the
-  // other (a time entry names a user, a type and an event), each on a pooled connection. A write's
-  // transaction has one connection, which answers one statement at a time anyway: there they are
-  // sent in turn, because pg 8 only warns about a query sent while another runs and pg 9 refuses it.
-  const found: Map<number, Row>[] = []
-  if (db.isTransaction) for (const check of checks) found.push(await lookUp(check))
-  else found.push(...(await Promise.all(checks.map(lookUp))))
+  // One statement for all of them (a time entry names a user, a type and an event), whole rows as
+  // JSON (src/db/json-rows.ts): a write's transaction answers one statement at a time, and each
+  // statement is a round trip (PostgreSQL) or a hand-over to the driver's thread (SQLite).
+  const found = (
+    await wholeRowsOf(
+      db,
+      checks.map(({ ref, ids }) => ({
+        table: ref.table,
+        filter: (query: Knex.QueryBuilder) => query.where({ companyId }).whereIn('id', ids)
+      }))
+    )
+  ).map((rows) => new Map(rows.map((row) => [Number(row.id), row])))
   checks.forEach(({ field, ref, ids }, i) => {
     referenced[field] = found[i]
     const missing = ids.filter((id) => !found[i].has(id))

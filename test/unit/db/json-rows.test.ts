@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
-import { wholeRows } from '../../../src/db/json-rows'
+import { wholeRows, wholeRowsOf } from '../../../src/db/json-rows'
 import { forEachDatabase, scratchTable } from '../../support/harness'
 
 /**
@@ -110,6 +110,51 @@ forEachDatabase('wholeRows', (suite) => {
     assert.equal(row.c0, 7)
     assert.equal(row.c69, 9)
     assert.equal(Object.keys(row).length, 72)
+  })
+
+  it('reads several tables in one statement, each part its own rows, as select * gives them', async () => {
+    const ids: number[] = (await db(table).where({ companyId: 1 }).orderBy('id').select('id')).map((r) => r.id)
+    const [wideRow] = await db(wide).insert({ companyId: 5, c1: 11 }).returning('id')
+    const wideId = Number(typeof wideRow === 'object' ? wideRow.id : wideRow)
+    const [first, nothing, second, many] = await wholeRowsOf(db, [
+      { table, filter: (query) => query.where({ companyId: 1 }).whereIn('id', [ids[1]]) },
+      { table, filter: (query) => query.where({ companyId: 2 }).whereIn('id', [ids[1]]) },
+      { table, filter: (query) => query.where({ companyId: 1 }).whereIn('id', [ids[4]]) },
+      { table, filter: (query) => query.where({ companyId: 1 }).whereIn('id', ids.slice(0, 3)) }
+    ])
+    const plain = async (id: number) => comparable(await db(table).where({ id }).first())
+    assert.deepEqual(first.map(comparable), [await plain(ids[1])])
+    assert.deepEqual(nothing, [])
+    assert.deepEqual(second.map(comparable), [await plain(ids[4])])
+    assert.deepEqual(
+      many.map((row) => row.id).sort((a, b) => Number(a) - Number(b)),
+      ids.slice(0, 3)
+    )
+    // A table too wide for one json_object: every part is read on its own, the parts still apart.
+    const [narrow, broad] = await wholeRowsOf(db, [
+      { table, filter: (query) => query.whereIn('id', [ids[0]]) },
+      { table: wide, filter: (query) => query.where({ companyId: 5 }) }
+    ])
+    assert.deepEqual(
+      narrow.map((row) => row.id),
+      [ids[0]]
+    )
+    assert.deepEqual(
+      broad.map((row) => [row.id, row.c1]),
+      [[wideId, 11]]
+    )
+    assert.deepEqual(await wholeRowsOf(db, []), [])
+  })
+
+  it('reads more parts than one compound select may have, in several statements, each part its own rows', async () => {
+    const ids: number[] = (await db(table).where({ companyId: 1 }).orderBy('id').select('id')).map((r) => r.id)
+    const parts = Array.from({ length: 1_203 }, (_, i) => ({
+      table,
+      filter: (query: Knex.QueryBuilder) => query.where({ companyId: 1 }).whereIn('id', [ids[i % ids.length]])
+    }))
+    const found = await wholeRowsOf(db, parts)
+    assert.equal(found.length, parts.length)
+    assert.ok(found.every((rows, i) => rows.length === 1 && rows[0].id === ids[i % ids.length]))
   })
 
   it('reads the columns again after a migration dropped one it knew', async () => {
