@@ -1,7 +1,7 @@
 import { conflict } from '../errors'
 import type { Knex } from 'knex'
 import { TableUpdate, updateTables } from '../db/update-rows'
-import { wholeRows } from '../db/json-rows'
+import { RowsPart, wholeRowsOf } from '../db/json-rows'
 import { lockedForWrite, unplannedDay, unplannedInstant } from '../db/dialect'
 import type { Row } from '../resources/define-resource'
 import { Day, calendarDay, coversSeveralDays, dayBounds, millis } from './calendar'
@@ -83,51 +83,6 @@ const noneChanged = (): Recomputed => ({
 })
 
 const sortedUnique = (values: Day[]) => [...new Set(values)].sort()
-
-/** The user's rows of `table` whose `column` is one of `values` (one range scan). */
-async function rowsIn(
-  trx: Knex.Transaction,
-  table: string,
-  column: string,
-  scope: { companyId: number; userId: number },
-  values: Day[],
-  columns: string[] = ['*']
-): Promise<Row[]> {
-  const sorted = sortedUnique(values)
-  if (sorted.length === 0) return []
-  const wanted = new Set(sorted)
-  const range = [sorted[0], sorted[sorted.length - 1]] as const
-  const rows: Row[] =
-    columns[0] === '*'
-      ? await wholeRowsIn(trx, table, column, scope, range)
-      : await trx(table)
-          .where(scope)
-          .where(column, '>=', range[0])
-          .where(column, '<=', range[1])
-          .select(...columns)
-  return rows.filter((row) => wanted.has(dayOf(row[column])))
-}
-
-/**
- * The user's whole rows of `table` whose `column` (a day) is in `[from, to]`: named on PostgreSQL
- * (one name per table and column), the range hidden from its planner (`unplannedDay`): the plan
- * is the user's range of the table's `(company_id, user_id, <column>)` index for every value.
- */
-function wholeRowsIn(
-  trx: Knex.Transaction,
-  table: string,
-  column: string,
-  user: { companyId: number; userId: number },
-  [from, to]: readonly [Day, Day]
-): Promise<Row[]> {
-  return wholeRows(
-    trx,
-    table,
-    (query) =>
-      query.where(user).where(column, '>=', unplannedDay(trx, from)).where(column, '<=', unplannedDay(trx, to)),
-    `crewclock_rows_${table}_${column}`
-  )
-}
 
 /** 409 for a write that touches approved days (as dates). */
 function refuseApprovedDays(userId: number, days: string[]) {
@@ -396,13 +351,6 @@ export async function openSheets(
  * `from-scratch`: every day of the periods is recomputed from its inputs (rows just created,
  * schedule and account changes, and the tests that check the incremental path against it).
  */
-/**
- * pg's statement name of the read of a user's month rows from the first month of a
- * recomputation on (the carry chain): the user's range of the `(company_id, user_id, month)`
- * index for every value, the bound hidden from the planner.
- */
-const CHAIN = 'crewclock_month_chain'
-
 export type RecomputeMode = 'incremental' | 'from-scratch'
 
 /**
@@ -418,41 +366,23 @@ export async function recompute(
 ): Promise<Recomputed> {
   const result = noneChanged()
   const user = { companyId, userId }
-  const weekRows = await rowsIn(trx, WEEK_TABLE, 'weekStart', user, scope.weekStarts)
   const months = new Set(scope.months)
-  const chain: Row[] = months.size
-    ? await wholeRows(
-        trx,
-        MONTH_TABLE,
-        (query) =>
-          query
-            .where(user)
-            .where('month', '>=', unplannedDay(trx, previousMonth(sortedUnique(scope.months)[0])))
-            .orderBy('month'),
-        CHAIN
-      )
-    : []
   // Incrementally, a month none of whose days changed keeps what its days add up to: only its
   // carry follows the chain (a manual carry, a lock).
   const changedMonths = new Set(scope.days.map(monthOf))
-  const monthRows = chain.filter(
-    (row) => months.has(dayOf(row.month)) && (mode === 'from-scratch' || changedMonths.has(dayOf(row.month)))
-  )
+  const aggregates = (month: Day) => months.has(month) && (mode === 'from-scratch' || changedMonths.has(month))
+  const { weekRows, chain, days } = await readSheetRows(trx, user, scope, aggregates)
+  const monthRows = chain.filter((row) => aggregates(dayOf(row.month)))
   const periodBounds: [Day, Day][] = [
     ...weekRows.map((row): [Day, Day] => [dayOf(row.weekStart), addDays(dayOf(row.weekStart), 6)]),
     ...monthRows.map((row): [Day, Day] => [dayOf(row.month), lastDayOfMonth(dayOf(row.month))])
   ]
   const aggregated = new Set(monthRows.map((row) => dayOf(row.month)))
-  // recomputeDayRows reads every day row of the periods; a day of the scope is read here only if
-  // no week or month of the scope covers it. Usually all are covered.
+  // The days of the week and month rows, and the days of the scope no such row covers.
   const covered = new Set(periodBounds.flatMap(([first, last]) => daysFrom(first, last)))
-  const dayRows = await rowsIn(
-    trx,
-    DAY_TABLE,
-    'day',
-    user,
-    scope.days.filter((day) => !covered.has(day))
-  )
+  const dayRows = sortedUnique(scope.days)
+    .filter((day) => !covered.has(day))
+    .flatMap((day) => days.get(day) ?? [])
   const carried = chain.some((row) => months.has(dayOf(row.month)))
   if (dayRows.length + weekRows.length + monthRows.length === 0 && !carried) return result
 
@@ -460,11 +390,78 @@ export async function recompute(
   const periods = [...dayRows.map((row): [Day, Day] => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
   const changed = mode === 'from-scratch' ? null : new Set(scope.days)
   const writes: TableUpdate[] = []
-  const states = await recomputeDayRows(trx, user, dayRuns(periods), changed, chain, schedule, result, writes)
+  const states = await recomputeDayRows(trx, user, dayRuns(periods), days, changed, chain, schedule, result, writes)
   recomputeWeekRows(companyId, weekRows, states, result, writes)
   recomputeMonthChain(companyId, chain, months, aggregated, states, schedule, account, result, writes)
   await updateTables(trx, writes)
   return result
+}
+
+/** The rows a recomputation starts from, read by `readSheetRows`. */
+interface SheetRows {
+  /** The scope's week rows. */
+  weekRows: Row[]
+  /** The user's month rows from the month before the scope's first on, in order (the carry chain). */
+  chain: Row[]
+  /** Day rows by day: every day of the scope's weeks, of its months `aggregates` names, and of its days. */
+  days: Map<Day, Row>
+}
+
+/**
+ * pg's statement names of `readSheetRows`, by its shape (weeks, chain, runs of days); more runs
+ * than this go unnamed, so that a connection keeps a handful of them.
+ */
+const SHEET_ROWS_NAMED_RUNS = 3
+
+/**
+ * Every row a recomputation of `scope` reads, in one statement (`wholeRowsOf`): the scope's
+ * weeks, the carry chain from the month before its first month, and the days of its weeks, of
+ * the months whose figures it recomputes and of its days, as runs of consecutive days. The
+ * days are read by the scope, not by the week and month rows found: a week or month without a
+ * row adds days nobody reads. Each part is the user's range of a `(company_id, user_id, …)`
+ * index, its bounds hidden from PostgreSQL's planner, so the statement is named by its shape.
+ * Before (2026-12-06) these were three to four statements, one after the other.
+ */
+async function readSheetRows(
+  trx: Knex.Transaction,
+  user: { companyId: number; userId: number },
+  scope: Scope,
+  aggregates: (month: Day) => boolean
+): Promise<SheetRows> {
+  const weekStarts = sortedUnique(scope.weekStarts)
+  const months = sortedUnique(scope.months)
+  const runs = dayRuns([
+    ...weekStarts.map((week): [Day, Day] => [week, addDays(week, 6)]),
+    ...months.filter(aggregates).map((month): [Day, Day] => [month, lastDayOfMonth(month)]),
+    ...scope.days.map((day): [Day, Day] => [day, day])
+  ])
+  const inRange =
+    (column: string, [from, to]: [Day, Day]) =>
+    (query: Knex.QueryBuilder) =>
+      query.where(user).where(column, '>=', unplannedDay(trx, from)).where(column, '<=', unplannedDay(trx, to))
+  const parts: RowsPart[] = []
+  if (weekStarts.length > 0)
+    parts.push({ table: WEEK_TABLE, filter: inRange('weekStart', [weekStarts[0], weekStarts[weekStarts.length - 1]]) })
+  if (months.length > 0)
+    parts.push({
+      table: MONTH_TABLE,
+      filter: (query) => query.where(user).where('month', '>=', unplannedDay(trx, previousMonth(months[0])))
+    })
+  for (const run of runs) parts.push({ table: DAY_TABLE, filter: inRange('day', run) })
+  if (parts.length === 0) return { weekRows: [], chain: [], days: new Map() }
+  const shape = `${weekStarts.length > 0 ? 'w' : ''}${months.length > 0 ? 'm' : ''}${runs.length}`
+  const found = await wholeRowsOf(
+    trx,
+    parts,
+    runs.length <= SHEET_ROWS_NAMED_RUNS ? `crewclock_sheet_rows_${shape}` : undefined
+  )
+  const wanted = new Set(weekStarts)
+  const weekRows = weekStarts.length > 0 ? found.shift()!.filter((row) => wanted.has(dayOf(row.weekStart))) : []
+  const byMonth = (a: Row, b: Row) => (dayOf(a.month) < dayOf(b.month) ? -1 : 1)
+  const chain = months.length > 0 ? found.shift()!.sort(byMonth) : []
+  const days = new Map<Day, Row>()
+  for (const rows of found) for (const row of rows) days.set(dayOf(row.day), row)
+  return { weekRows, chain, days }
 }
 
 interface DayInputs {
@@ -578,11 +575,14 @@ export function dayRuns(periods: [Day, Day][]): [Day, Day][] {
  * Every calendar day of the runs as the aggregates see it: the days of `changed` (all of them
  * when null) and those known neither by a row nor by their month's `dailyFigures` are computed
  * from their inputs and their stored rows brought up to date; the others are taken as stored.
+ * `rows`: the stored day rows (whole rows, also of the days kept as stored: the days computed
+ * afresh are compared with theirs), by day, at least those of the runs.
  */
 async function recomputeDayRows(
   trx: Knex.Transaction,
   user: { companyId: number; userId: number },
   runs: [Day, Day][],
+  rows: Map<Day, Row>,
   changed: Set<Day> | null,
   monthRows: Row[],
   schedule: Schedule,
@@ -592,11 +592,7 @@ async function recomputeDayRows(
   const states = new Map<Day, DayState>()
   const recomputed: Recomputation[] = []
   const days = runs.flatMap(([from, to]) => daysFrom(from, to))
-  const rows = new Map<Day, Row>()
   const fresh: Day[] = []
-  // Whole rows, also of the days kept as stored: the days computed afresh are compared with
-  // theirs, and a second statement for those cost more than the columns the others do not need.
-  await readDayRows(trx, user, runs, rows)
   if (changed === null) fresh.push(...days)
   else {
     const wanted = new Set(days.map(monthOf))
@@ -618,18 +614,6 @@ async function recomputeDayRows(
 }
 
 const asRuns = (days: Day[]) => dayRuns(days.map((day): [Day, Day] => [day, day]))
-
-/** The user's day rows in `runs` into `rows` (by day). */
-async function readDayRows(
-  trx: Knex.Transaction,
-  user: { companyId: number; userId: number },
-  runs: [Day, Day][],
-  rows: Map<Day, Row>
-) {
-  for (const [from, to] of runs) {
-    for (const row of await wholeRowsIn(trx, DAY_TABLE, 'day', user, [from, to])) rows.set(dayOf(row.day), row)
-  }
-}
 
 /**
  * The `[duration, expected]` figures the month rows keep for each of their days (`dailyFigures`),
