@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { DatabaseClient } from './knex'
 import { sqliteLikeSql, takeSqliteLikes, withoutLike } from './sqlite-like'
@@ -126,4 +127,46 @@ export function unplannedInstant(db: Knex | Knex.Transaction, instant: number | 
 /** A calendar day (`YYYY-MM-DD`) as a bound the planner does not look at: `unplannedInstant`'s `(select ?::date)`. */
 export function unplannedDay(db: Knex | Knex.Transaction, day: string): Knex.Raw | string {
   return db.client.config.client === 'pg' ? db.raw('(select ?::date)', [day]) : day
+}
+
+/** Texts named by `nameOfText`, by purpose and text. */
+const textNames = new Map<string, Map<string, string>>()
+
+/**
+ * How many texts `nameOfText` names in a process for one purpose: pg keeps a connection's named
+ * statements as long as the connection lives, and PostgreSQL a plan for each, so the names must
+ * be a bounded set; and one purpose's shapes must not use up another's.
+ */
+export const MAX_TEXT_NAMES = 200
+
+/**
+ * A PostgreSQL statement name for a statement whose text is built at run time from a bounded set
+ * of shapes (the columns an UPDATE of sheet rows writes, the tables a look-up reads): the text's
+ * hash, so one name always means one text, as pg requires. PostgreSQL then parses the text once
+ * per connection and, after five executions, keeps its generic plan: only for statements whose
+ * best plan is the same for every value (key look-ups, a user's index range with its bounds hidden,
+ * a join of a JSON parameter's elements by primary key). The first MAX_TEXT_NAMES texts of a
+ * `purpose` in the process are named; later ones go unnamed (planned at each execution, as before).
+ */
+export function nameOfText(purpose: string, sql: string): string | undefined {
+  let names = textNames.get(purpose)
+  if (!names) textNames.set(purpose, (names = new Map()))
+  let name = names.get(sql)
+  if (name === undefined && names.size < MAX_TEXT_NAMES) {
+    name = `crewclock_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`
+    names.set(sql, name)
+  }
+  return name
+}
+
+/** Names `statement` on PostgreSQL by its text (`nameOfText`); SQLite keeps statements prepared by text anyway. */
+export function namedByText<T extends Knex.Raw | Knex.QueryBuilder>(
+  db: Knex | Knex.Transaction,
+  purpose: string,
+  statement: T
+): T {
+  if (db.client.config.client !== 'pg') return statement
+  const name = nameOfText(purpose, statement.toSQL().sql)
+  if (name !== undefined) statement.options({ name })
+  return statement
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex'
 import { camelCase, camelCaseRows, KEEP_PREPARED } from './knex'
+import { namedByText } from './dialect'
 
 type Row = Record<string, unknown>
 type Db = Knex | Knex.Transaction
@@ -65,10 +66,13 @@ export interface RowsPart {
  * The whole rows of several tables in one statement: the parts' reads as one `union all`, each
  * row tagged with its part (a write's checks look up a time entry's user, type and event: one
  * statement instead of three). The rows of each part come back in a list of their own, in no
- * particular order. Values as `wholeRows` gives them; SQLite keeps the statement prepared,
- * `name` names it on PostgreSQL (only where its text stays the same: one name, one text).
+ * particular order. Values as `wholeRows` gives them. SQLite keeps the statement prepared;
+ * PostgreSQL gets it named, by `name` or else by its text (`namedByText`): each part's filter must
+ * have the same best plan for every value (a key look-up, a user's index range with its bounds
+ * hidden from the planner). `false` for a statement whose text a client can vary without bound
+ * (a list of ids of its choosing): named, each length would take one of the process's names.
  */
-export async function wholeRowsOf(db: Db, parts: RowsPart[], name?: string): Promise<Row[][]> {
+export async function wholeRowsOf(db: Db, parts: RowsPart[], name?: string | false): Promise<Row[][]> {
   if (parts.length === 0) return []
   if (parts.length > MAX_PARTS) {
     // SQLite refuses a compound select of more than 500 parts; in turn, as a transaction runs them.
@@ -91,7 +95,9 @@ export async function wholeRowsOf(db: Db, parts: RowsPart[], name?: string): Pro
     bindings.push(...own)
   }
   const statement = db.raw(selects.join(' union all '), bindings)
-  statement.options(pg ? (name ? { name } : {}) : KEEP_PREPARED)
+  if (!pg) statement.options(KEEP_PREPARED)
+  else if (name) statement.options({ name })
+  else if (name === undefined) namedByText(db, 'wholeRowsOf', statement)
   let rows: { p: number; r: Row | string }[]
   try {
     rows = pg ? (await statement).rows : await statement

@@ -24,14 +24,17 @@ export async function checkReferences(
   })
   // One statement for all of them (a time entry names a user, a type and an event), whole rows as
   // JSON (src/db/json-rows.ts): a write's transaction answers one statement at a time, and each
-  // statement is a round trip (PostgreSQL) or a hand-over to the driver's thread (SQLite).
+  // statement is a round trip (PostgreSQL) or a hand-over to the driver's thread (SQLite). Named
+  // on PostgreSQL (key look-ups) while each reference is one id: lists of ids (a gang's members)
+  // make as many texts as a client chooses lengths.
   const found = (
     await wholeRowsOf(
       db,
       checks.map(({ ref, ids }) => ({
         table: ref.table,
         filter: (query: Knex.QueryBuilder) => query.where({ companyId }).whereIn('id', ids)
-      }))
+      })),
+      checks.every(({ ids }) => ids.length === 1) ? undefined : false
     )
   ).map((rows) => new Map(rows.map((row) => [Number(row.id), row])))
   checks.forEach(({ field, ref, ids }, i) => {

@@ -408,18 +408,12 @@ interface SheetRows {
 }
 
 /**
- * pg's statement names of `readSheetRows`, by its shape (weeks, chain, runs of days); more runs
- * than this go unnamed, so that a connection keeps a handful of them.
- */
-const SHEET_ROWS_NAMED_RUNS = 3
-
-/**
  * Every row a recomputation of `scope` reads, in one statement (`wholeRowsOf`): the scope's
  * weeks, the carry chain from the month before its first month, and the days of its weeks, of
  * the months whose figures it recomputes and of its days, as runs of consecutive days. The
  * days are read by the scope, not by the week and month rows found: a week or month without a
  * row adds days nobody reads. Each part is the user's range of a `(company_id, user_id, …)`
- * index, its bounds hidden from PostgreSQL's planner, so the statement is named by its shape.
+ * index, its bounds hidden from PostgreSQL's planner, so the statement is named (by its text).
  * Before (2026-12-06) these were three to four statements, one after the other.
  */
 async function readSheetRows(
@@ -449,12 +443,8 @@ async function readSheetRows(
     })
   for (const run of runs) parts.push({ table: DAY_TABLE, filter: inRange('day', run) })
   if (parts.length === 0) return { weekRows: [], chain: [], days: new Map() }
-  const shape = `${weekStarts.length > 0 ? 'w' : ''}${months.length > 0 ? 'm' : ''}${runs.length}`
-  const found = await wholeRowsOf(
-    trx,
-    parts,
-    runs.length <= SHEET_ROWS_NAMED_RUNS ? `crewclock_sheet_rows_${shape}` : undefined
-  )
+  // Named while its text is one of a few (the runs of days make the shapes).
+  const found = await wholeRowsOf(trx, parts, runs.length <= 3 ? undefined : false)
   const wanted = new Set(weekStarts)
   const weekRows = weekStarts.length > 0 ? found.shift()!.filter((row) => wanted.has(dayOf(row.weekStart))) : []
   const byMonth = (a: Row, b: Row) => (dayOf(a.month) < dayOf(b.month) ? -1 : 1)

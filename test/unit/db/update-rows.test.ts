@@ -378,6 +378,41 @@ forEachDatabase('updateRows', (suite) => {
       assert.deepEqual(await readOther(otherIds), [[7, 'b']])
     })
 
+    it('PostgreSQL: names the statement by its text and writes what each run asks past the fifth (its generic plan)', async function () {
+      if (suite.db.name !== 'postgres') return this.skip()
+      const ids = await seed(25, 3)
+      const otherIds = await seedOther(25, 2)
+      const names = new Set<string>()
+      const listen = (query: { sql: string; options?: { name?: string } }) => {
+        if (query.sql.startsWith('WITH')) names.add(String(query.options?.name))
+      }
+      for (let run = 0; run < 9; run++) {
+        db.on('query', listen)
+        try {
+          await db.transaction(async (trx) => {
+            await updateTables(trx, [
+              { table, companyId: 25, rows: ids.map((id, i) => ({ id, columns: { amountMs: run * 10 + i } })) },
+              { table: other, companyId: 25, rows: otherIds.map((id) => ({ id, columns: { count: run } })) }
+            ])
+            // Prepared on this connection under that name, and run there (generic plans after the fifth).
+            const { rows } = await trx.raw('select name from pg_prepared_statements where name = ?', [[...names][0]])
+            assert.equal(rows.length, 1)
+          })
+        } finally {
+          db.off('query', listen)
+        }
+        assert.deepEqual(
+          (await read(ids)).map((row) => row.amountMs),
+          ids.map((_, i) => run * 10 + i)
+        )
+        assert.deepEqual(
+          (await readOther(otherIds)).map(([count]) => count),
+          [run, run]
+        )
+      }
+      assert.equal(names.size, 1, `one name for one text, got ${[...names].join(', ')}`)
+    })
+
     it('sends a table whose rows need more than one statement apart, and writes all of them', async () => {
       const ids = await seed(23, 600)
       const otherIds = await seedOther(23, 2)
