@@ -86,8 +86,13 @@ export async function wholeRowsOf(db: Db, parts: RowsPart[], name?: string | fal
   const bindings: Knex.Value[] = []
   for (const [i, { table, filter }] of parts.entries()) {
     const object = pg ? 'row_to_json(t)' : await sqliteObject(db, table)
-    // A table too wide for one json_object is read on its own.
-    if (object === null) return Promise.all(parts.map((part) => wholeRows(db, part.table, part.filter)))
+    // A table too wide for one json_object: every part is read on its own, one after the other
+    // (a transaction's connection answers one statement at a time).
+    if (object === null) {
+      const found: Row[][] = []
+      for (const part of parts) found.push(await wholeRows(db, part.table, part.filter))
+      return found
+    }
     const query = (pg ? db({ t: table }) : db(table)).select(db.raw(`${i} as p, ${object} as r`))
     filter(query)
     const { sql, bindings: own } = query.toSQL()
