@@ -19,8 +19,7 @@ type Db = Knex | Knex.Transaction
  * - PostgreSQL: a timestamp is ISO text with the session's offset (`2026-12-06T10:14:35.483+00:00`),
  *   not a `Date`; `date`, `bigint` and `jsonb` are as src/db/knex.ts parses them (text, number, the
  *   document).
- * - SQLite: `json_object` writes a REAL with 15 significant digits. The tables read here keep
- *   integers, text and NULL only; a REAL would come back rounded.
+ * - SQLite: a REAL in a column of REAL or NUMERIC affinity is written exactly (`mayHoldReal`).
  *
  * `filter` writes the WHERE and ORDER BY of the read; `name` (PostgreSQL) names the statement,
  * which a column added to the table does not change (its one result column stays `json`).
@@ -67,18 +66,24 @@ export interface RowsPart {
  * row tagged with its part (a write's checks look up a time entry's user, type and event: one
  * statement instead of three). The rows of each part come back in a list of their own, in no
  * particular order. Values as `wholeRows` gives them. SQLite keeps the statement prepared;
- * PostgreSQL gets it named, by `name` or else by its text (`namedByText`): each part's filter must
- * have the same best plan for every value (a key look-up, a user's index range with its bounds
- * hidden from the planner). `false` for a statement whose text a client can vary without bound
- * (a list of ids of its choosing): named, each length would take one of the process's names.
+ * PostgreSQL gets it named: by `name`, or by its text (`namedByText`) within the budget of
+ * `name.purpose`; each part's filter must have the same best plan for every value (a key look-up,
+ * a user's index range with its bounds hidden from the planner). `false` for a statement whose
+ * text a client can vary without bound (a list of ids of its choosing): named, each length would
+ * take one of the purpose's names.
  */
-export async function wholeRowsOf(db: Db, parts: RowsPart[], name?: string | false): Promise<Row[][]> {
+export async function wholeRowsOf(
+  db: Db,
+  parts: RowsPart[],
+  name: { purpose: string } | string | false
+): Promise<Row[][]> {
   if (parts.length === 0) return []
   if (parts.length > MAX_PARTS) {
     // SQLite refuses a compound select of more than 500 parts; in turn, as a transaction runs them.
     const found: Row[][] = []
     for (let i = 0; i < parts.length; i += MAX_PARTS)
-      found.push(...(await wholeRowsOf(db, parts.slice(i, i + MAX_PARTS))))
+      // Unnamed: the last chunk's length is anything from 1 to MAX_PARTS, and each would be a text of its own.
+      found.push(...(await wholeRowsOf(db, parts.slice(i, i + MAX_PARTS), false)))
     return found
   }
   const pg = db.client.config.client === 'pg'
@@ -101,8 +106,8 @@ export async function wholeRowsOf(db: Db, parts: RowsPart[], name?: string | fal
   }
   const statement = db.raw(selects.join(' union all '), bindings)
   if (!pg) statement.options(KEEP_PREPARED)
-  else if (name) statement.options({ name })
-  else if (name === undefined) namedByText(db, 'wholeRowsOf', statement)
+  else if (typeof name === 'string') statement.options({ name })
+  else if (name) namedByText(db, name.purpose, statement)
   let rows: { p: number; r: Row | string }[]
   try {
     rows = pg ? (await statement).rows : await statement
@@ -127,13 +132,27 @@ const objectCache = new WeakMap<object, Map<string, string | null>>()
  */
 const MAX_JSON_COLUMNS = 63
 
+/**
+ * Whether a column of this declared type keeps a floating-point value as such: REAL and NUMERIC
+ * affinity (`double`, `float`, `decimal`, `boolean`, …). `json_object` writes a REAL with 15
+ * significant digits (0.30000000000000004 came back as 0.3, found by a review); such a column's
+ * REAL goes through `quote`, which writes as many digits as the value needs, as a JSON number.
+ * INTEGER and TEXT affinity columns hold a REAL only if one is written into them, which the
+ * schemas of the API's fields do not let through.
+ */
+function mayHoldReal(type: string): boolean {
+  const declared = type.toUpperCase()
+  if (declared.includes('INT')) return false
+  return !/CHAR|CLOB|TEXT/.test(declared)
+}
+
 /** Column names as the migrations write them: nothing a literal or an identifier would need to quote. */
 const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/
 
 /**
  * `json_object('companyId', \`company_id\`, …)` with every column of `table`, read once from the
  * catalogue (the schema changes only with a migration); the keys are already camelCase. Null
- * for a table that cannot be read this way (too wide, or a name outside PLAIN_NAME). Names are
+ * for a table that cannot be read this way (too wide, a BLOB column, or a name outside PLAIN_NAME). Names are
  * quoted with backticks, as knex quotes them: a double-quoted name SQLite cannot resolve (a column
  * dropped since the list was read) would be taken as a text literal, and the row would give its
  * name as its value instead of failing.
@@ -144,11 +163,16 @@ async function sqliteObject(db: Db, table: string): Promise<string | null> {
   if (!tables) objectCache.set(config, (tables = new Map()))
   const cached = tables.get(table)
   if (cached !== undefined) return cached
-  const columns: { name: string }[] = await db.raw('select name from pragma_table_info(?)', [table])
+  const columns: { name: string; type: string }[] = await db.raw('select name, type from pragma_table_info(?)', [table])
   if (columns.length === 0) throw new Error(`wholeRows: no table ${table}`)
-  const plain = columns.length <= MAX_JSON_COLUMNS && columns.every(({ name }) => PLAIN_NAME.test(name))
+  // json_object refuses a BLOB: a table with a BLOB column is read as plain rows.
+  const plain =
+    columns.length <= MAX_JSON_COLUMNS &&
+    columns.every(({ name, type }) => PLAIN_NAME.test(name) && !/BLOB|BINARY/i.test(type))
+  const value = ({ name, type }: { name: string; type: string }) =>
+    mayHoldReal(type) ? `iif(typeof(\`${name}\`) = 'real', json(quote(\`${name}\`)), \`${name}\`)` : `\`${name}\``
   const object = plain
-    ? `json_object(${columns.map(({ name }) => `'${camelCase(name)}', \`${name}\``).join(', ')})`
+    ? `json_object(${columns.map((column) => `'${camelCase(column.name)}', ${value(column)}`).join(', ')})`
     : null
   tables.set(table, object)
   return object

@@ -519,7 +519,7 @@ export function createKnex(
       // Sent in the startup packet, so every pooled session has them without an extra round trip.
       // A statement that waits for a lock counts its wait: statement_timeout also bounds lock waits.
       connection: {
-        connectionString: url,
+        ...utcSession(url),
         ...(statementTimeoutMs > 0
           ? {
               statement_timeout: statementTimeoutMs,
@@ -569,6 +569,24 @@ export function createKnex(
     ...caseMapping,
     ...placeholdersInErrors
   } as Knex.Config)
+}
+
+/**
+ * The connection string and startup `options` of a PostgreSQL session whose time zone is UTC,
+ * whatever the server's or the role's default. Timestamps then come back as text in UTC where a
+ * statement returns them as text (`row_to_json`, src/db/json-rows.ts): in a zone whose offset had
+ * seconds (Africa/Monrovia until 1972: `-00:44:30`) that text was no ISO 8601 `Date.parse` reads
+ * (found by a review). `options` in the URL are kept, the time zone is added after them (the last
+ * `-c` of a setting wins); pg lets the URL's `options` override the configuration's, so they move
+ * from the URL into it.
+ */
+function utcSession(url: string): { connectionString: string; options: string } {
+  const utc = '-c TimeZone=UTC'
+  if (!/[?&]options=/.test(url)) return { connectionString: url, options: utc }
+  const parsed = new URL(url)
+  const own = parsed.searchParams.get('options') ?? ''
+  parsed.searchParams.delete('options')
+  return { connectionString: parsed.toString(), options: `${own} ${utc}`.trim() }
 }
 
 /**

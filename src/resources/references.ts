@@ -34,7 +34,7 @@ export async function checkReferences(
         table: ref.table,
         filter: (query: Knex.QueryBuilder) => query.where({ companyId }).whereIn('id', ids)
       })),
-      checks.every(({ ids }) => ids.length === 1) ? undefined : false
+      checks.every(({ ids }) => ids.length === 1) ? { purpose: 'references' } : false
     )
   ).map((rows) => new Map(rows.map((row) => [Number(row.id), row])))
   checks.forEach(({ field, ref, ids }, i) => {

@@ -444,7 +444,7 @@ async function readSheetRows(
   for (const run of runs) parts.push({ table: DAY_TABLE, filter: inRange('day', run) })
   if (parts.length === 0) return { weekRows: [], chain: [], days: new Map() }
   // Named while its text is one of a few (the runs of days make the shapes).
-  const found = await wholeRowsOf(trx, parts, runs.length <= 3 ? undefined : false)
+  const found = await wholeRowsOf(trx, parts, runs.length <= 3 ? { purpose: 'sheet rows' } : false)
   const wanted = new Set(weekStarts)
   const weekRows = weekStarts.length > 0 ? found.shift()!.filter((row) => wanted.has(dayOf(row.weekStart))) : []
   const byMonth = (a: Row, b: Row) => (dayOf(a.month) < dayOf(b.month) ? -1 : 1)
@@ -788,9 +788,13 @@ interface Recomputation {
   columns: Row
 }
 
+/** The columns with a value (an undefined one compares equal to a stored NULL and is kept as it is). */
+const definedOnly = (columns: Row): Row =>
+  Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined))
+
 /**
- * Plans the write of the columns that differ from each row's stored values into `writes`, the
- * changed rows of the table together; unchanged rows are not written. `recompute` sends the
+ * Plans the write of each row whose stored values differ from its recomputed ones into `writes`,
+ * the changed rows of the table together; unchanged rows are not written. `recompute` sends the
  * writes of its days, weeks and months at its end, in one statement on PostgreSQL
  * (`updateTables`); nothing reads those rows in between. `computed` rows (weeks, months) also
  * record when their figures changed. Each written row, as stored then, goes into `stored` (the
@@ -805,9 +809,13 @@ function writeChanged(
   stored: Map<number, Row>,
   computed = false
 ) {
+  // A changed row is written with every column its recomputation yields, not only those that
+  // differ: the UPDATE's text then depends on the table and the shape of the recomputation, not on
+  // which figures moved, so PostgreSQL keeps a handful of named statements for it (`namedByText`;
+  // with the changed columns only, the timesheet tests alone made 171 texts, found by a review).
   const updates = recomputed
-    .map(({ row, columns }) => ({ row, id: Number(row.id), columns: toDb(changedColumns(row, columns)) }))
-    .filter((update) => Object.keys(update.columns).length > 0)
+    .filter(({ row, columns }) => Object.keys(changedColumns(row, columns)).length > 0)
+    .map(({ row, columns }) => ({ row, id: Number(row.id), columns: definedOnly(toDb(columns)) }))
   if (updates.length === 0) return
   const now = stamp()
   const common = { ...(computed ? { computedAt: now } : {}), updatedAt: now }

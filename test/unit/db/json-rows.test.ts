@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
 import { wholeRows, wholeRowsOf } from '../../../src/db/json-rows'
+import { createKnex } from '../../../src/db/knex'
 import { forEachDatabase, scratchTable } from '../../support/harness'
 
 /**
@@ -21,6 +22,8 @@ forEachDatabase('wholeRows', (suite) => {
     t.timestamp('touchedAt', { useTz: true, precision: 3 })
     t.date('day')
     t.string('code', 8)
+    t.double('ratio')
+    t.decimal('share', 12, 6)
   })
   const wide = scratchTable(suite, 'whole_rows_wide', (t) => {
     t.increments('id')
@@ -60,7 +63,10 @@ forEachDatabase('wholeRows', (suite) => {
               ]),
         touchedAt: i === 2 ? null : new Date(Date.UTC(2026, 2, 29, 1, 59, 59, i * 111)).toISOString(),
         day: `2026-0${(i % 9) + 1}-2${i % 10}`,
-        code: i === 3 ? null : `K-${i}`
+        code: i === 3 ? null : `K-${i}`,
+        // Doubles that 15 significant digits would round (0.30000000000000004 read back as 0.3 once).
+        ratio: [0.30000000000000004, 1 / 3, 123456789.12345679, 1e300, 5e-324, -2.5, 7, null][i],
+        share: [0.5, 1.25, 2, null, 0.000001, -3.5, 10, 0][i]
       })
   }
 
@@ -89,6 +95,12 @@ forEachDatabase('wholeRows', (suite) => {
     assert.equal(json.find((row) => row.note === '[1,2]')!.note, '[1,2]')
     assert.ok(json.some((row) => row.amountMs === -(2 ** 53 - 1)))
     assert.ok(json.every((row) => row.companyId === 1))
+    // Every double exactly as select * gives it (Object.is: no rounding, no -0 for 0).
+    json.forEach((row, i) => {
+      assert.ok(Object.is(row.ratio, plain[i].ratio), `ratio ${row.ratio} vs ${plain[i].ratio}`)
+      assert.ok(Object.is(Number(row.share), Number(plain[i].share)) || row.share === plain[i].share)
+    })
+    assert.ok(json.some((row) => row.ratio === 0.30000000000000004))
   })
 
   it('reads rows with the same statement on a transaction, and a filter matching nothing as none', async () => {
@@ -116,12 +128,16 @@ forEachDatabase('wholeRows', (suite) => {
     const ids: number[] = (await db(table).where({ companyId: 1 }).orderBy('id').select('id')).map((r) => r.id)
     const [wideRow] = await db(wide).insert({ companyId: 5, c1: 11 }).returning('id')
     const wideId = Number(typeof wideRow === 'object' ? wideRow.id : wideRow)
-    const [first, nothing, second, many] = await wholeRowsOf(db, [
-      { table, filter: (query) => query.where({ companyId: 1 }).whereIn('id', [ids[1]]) },
-      { table, filter: (query) => query.where({ companyId: 2 }).whereIn('id', [ids[1]]) },
-      { table, filter: (query) => query.where({ companyId: 1 }).whereIn('id', [ids[4]]) },
-      { table, filter: (query) => query.where({ companyId: 1 }).whereIn('id', ids.slice(0, 3)) }
-    ])
+    const [first, nothing, second, many] = await wholeRowsOf(
+      db,
+      [
+        { table, filter: (query) => query.where({ companyId: 1 }).whereIn('id', [ids[1]]) },
+        { table, filter: (query) => query.where({ companyId: 2 }).whereIn('id', [ids[1]]) },
+        { table, filter: (query) => query.where({ companyId: 1 }).whereIn('id', [ids[4]]) },
+        { table, filter: (query) => query.where({ companyId: 1 }).whereIn('id', ids.slice(0, 3)) }
+      ],
+      { purpose: 'json-rows test' }
+    )
     const plain = async (id: number) => comparable(await db(table).where({ id }).first())
     assert.deepEqual(first.map(comparable), [await plain(ids[1])])
     assert.deepEqual(nothing, [])
@@ -131,10 +147,14 @@ forEachDatabase('wholeRows', (suite) => {
       ids.slice(0, 3)
     )
     // A table too wide for one json_object: every part is read on its own, the parts still apart.
-    const [narrow, broad] = await wholeRowsOf(db, [
-      { table, filter: (query) => query.whereIn('id', [ids[0]]) },
-      { table: wide, filter: (query) => query.where({ companyId: 5 }) }
-    ])
+    const [narrow, broad] = await wholeRowsOf(
+      db,
+      [
+        { table, filter: (query) => query.whereIn('id', [ids[0]]) },
+        { table: wide, filter: (query) => query.where({ companyId: 5 }) }
+      ],
+      false
+    )
     assert.deepEqual(
       narrow.map((row) => row.id),
       [ids[0]]
@@ -143,7 +163,7 @@ forEachDatabase('wholeRows', (suite) => {
       broad.map((row) => [row.id, row.c1]),
       [[wideId, 11]]
     )
-    assert.deepEqual(await wholeRowsOf(db, []), [])
+    assert.deepEqual(await wholeRowsOf(db, [], false), [])
   })
 
   it('reads more parts than one compound select may have, in several statements, each part its own rows', async () => {
@@ -152,9 +172,53 @@ forEachDatabase('wholeRows', (suite) => {
       table,
       filter: (query: Knex.QueryBuilder) => query.where({ companyId: 1 }).whereIn('id', [ids[i % ids.length]])
     }))
-    const found = await wholeRowsOf(db, parts)
+    // Unnamed when the caller says so, and so are the statements of its chunks (their lengths vary).
+    const names: unknown[] = []
+    const listen = (query: { options?: { name?: string } }) => names.push(query.options?.name)
+    db.on('query', listen)
+    let found: Record<string, unknown>[][]
+    try {
+      found = await wholeRowsOf(db, parts, false)
+    } finally {
+      db.off('query', listen)
+    }
+    assert.deepEqual(names, [
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined
+    ])
     assert.equal(found.length, parts.length)
     assert.ok(found.every((rows, i) => rows.length === 1 && rows[0].id === ids[i % ids.length]))
+  })
+
+  it("PostgreSQL: runs its sessions in UTC, so a timestamp read as text is ISO 8601 whatever the server's zone", async function () {
+    if (!pg) return this.skip()
+    const url = new URL(suite.db.url)
+    // A zone whose offset had seconds (until 1972) as the connection's own setting, and the URL's
+    // other options kept: the session still runs in UTC.
+    url.searchParams.set('options', '-c TimeZone=Africa/Monrovia -c application_name=crewclock-zone-test')
+    const zoned = createKnex(url.toString())
+    try {
+      const [settings] = (
+        await zoned.raw(`select current_setting('TimeZone') as zone, current_setting('application_name') as app`)
+      ).rows
+      assert.deepEqual(settings, { zone: 'UTC', app: 'crewclock-zone-test' })
+      await zoned(table).insert({ companyId: 9, touchedAt: '1971-06-01T10:00:00.000Z' })
+      const [row] = await wholeRows(zoned, table, (query) => query.where({ companyId: 9 }))
+      assert.equal(new Date(row.touchedAt as string).toISOString(), '1971-06-01T10:00:00.000Z')
+    } finally {
+      await zoned.destroy()
+    }
   })
 
   it('reads the columns again after a migration dropped one it knew', async () => {
