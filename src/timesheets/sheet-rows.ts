@@ -89,7 +89,11 @@ function normalise(value: unknown): unknown {
   if (value === undefined || value === null) return null
   if (value instanceof Date) return value.toISOString()
   if (typeof value === 'boolean') return value ? 1 : 0
-  if (typeof value === 'string' && ISO_INSTANT.test(value)) return new Date(value).toISOString()
+  if (typeof value === 'string' && ISO_INSTANT.test(value)) {
+    // A note may start like an instant ("2026-05-01T wrong start"): text that is no instant stays text.
+    const ms = Date.parse(value)
+    return Number.isNaN(ms) ? value : new Date(ms).toISOString()
+  }
   if (typeof value === 'string' && (value.startsWith('[') || value.startsWith('{'))) return value
   if (typeof value === 'object') return JSON.stringify(value)
   return value
