@@ -23,6 +23,13 @@ export interface RowUpdate {
   id: number
   /** Column → new value (JSON documents as text). */
   columns: Record<string, unknown>
+  /**
+   * Values the row already holds, which PostgreSQL writes as well: its statement's text then
+   * names the columns a caller's kind of write yields, not the ones whose values moved, and stays
+   * one of a few named texts (`namedByText`). SQLite, which names nothing and keeps statements by
+   * text anyway, writes `columns` only.
+   */
+  unchanged?: Record<string, unknown>
 }
 
 /**
@@ -61,9 +68,16 @@ export interface TableUpdate {
  * has no such parts and no round trip to save, writes them one after the other.
  */
 export async function updateTables(db: Knex | Knex.Transaction, updates: TableUpdate[]) {
-  const work = updates.filter((update) => update.rows.length > 0)
+  const pg = db.client.config.client === 'pg'
+  const work = updates
+    .filter((update) => update.rows.length > 0)
+    .map((update) =>
+      pg
+        ? { ...update, rows: update.rows.map((row) => ({ id: row.id, columns: { ...row.unchanged, ...row.columns } })) }
+        : update
+    )
   const columns = work.map(checkedColumns)
-  if (db.client.config.client !== 'pg') {
+  if (!pg) {
     for (const [i, { table, companyId, rows, common = {} }] of work.entries()) {
       for (const chunk of chunksOf(rows)) await sqliteUpdate(db, table, companyId, chunk, columns[i], common)
     }
@@ -105,7 +119,8 @@ const chunksOf = (rows: RowUpdate[]) =>
 
 /** The columns the rows write, after checking that the update is well-formed. */
 function checkedColumns({ rows, common = {} }: TableUpdate): string[] {
-  const columns = [...new Set(rows.flatMap((row) => Object.keys(row.columns)))]
+  // In one order whatever order the rows name them in: the text is then the same for the same columns.
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row.columns)))].sort()
   for (const column of columns)
     if (column in common) throw new Error(`updateRows: ${column} is both a common and a per-row column`)
   // Values JSON carries as a parameter would be bound, and a row once (the join would keep one of two).

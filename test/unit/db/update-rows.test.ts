@@ -413,6 +413,33 @@ forEachDatabase('updateRows', (suite) => {
       assert.equal(names.size, 1, `one name for one text, got ${[...names].join(', ')}`)
     })
 
+    it('writes the unchanged values along on PostgreSQL only, which keeps its text one of a few', async () => {
+      const ids = await seed(26, 2)
+      const sent = await statementsOf((trx) =>
+        updateTables(trx, [
+          {
+            table,
+            companyId: 26,
+            rows: [
+              { id: ids[0], columns: { amountMs: 1 }, unchanged: { note: 'row 0' } },
+              { id: ids[1], columns: { note: 'moved' }, unchanged: { amountMs: 1 } }
+            ]
+          }
+        ])
+      )
+      assert.equal(sent.length, 1)
+      // Both columns for both rows on PostgreSQL; SQLite names each only for the rows that change it (CASE).
+      if (suite.db.name === 'postgres') assert.doesNotMatch(sent[0], /CASE/)
+      else assert.match(sent[0], /CASE/)
+      assert.deepEqual(
+        (await read(ids)).map((row) => [row.amountMs, row.note]),
+        [
+          [1, 'row 0'],
+          [1, 'moved']
+        ]
+      )
+    })
+
     it('sends a table whose rows need more than one statement apart, and writes all of them', async () => {
       const ids = await seed(23, 600)
       const otherIds = await seedOther(23, 2)
