@@ -49,8 +49,7 @@ export async function wholeRows(
     const rows: { r: string }[] = await query
     return rows.map((row) => JSON.parse(row.r) as Row)
   } catch (error) {
-    // A column dropped or renamed by a migration while this process runs: read the list again next time.
-    objectCache.get(db.client.config as object)?.delete(table)
+    forgetObject(db, table)
     throw error
   }
 }
@@ -112,7 +111,7 @@ export async function wholeRowsOf(
   try {
     rows = pg ? (await statement).rows : await statement
   } catch (error) {
-    if (!pg) for (const { table } of parts) objectCache.get(db.client.config as object)?.delete(table)
+    if (!pg) for (const { table } of parts) forgetObject(db, table)
     throw error
   }
   const found: Row[][] = parts.map(() => [])
@@ -125,6 +124,9 @@ const MAX_PARTS = 100
 
 /** SQLite's `json_object(…)` of a table's columns, by database (the pool's configuration) and table. */
 const objectCache = new WeakMap<object, Map<string, string | null>>()
+
+/** After a failed read: a column dropped or renamed by a migration while this process runs is read anew next time. */
+const forgetObject = (db: Db, table: string) => objectCache.get(db.client.config as object)?.delete(table)
 
 /**
  * SQLite allows a function 127 arguments unless built with more (a key and a value per column):
