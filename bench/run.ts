@@ -35,7 +35,7 @@ with the service ÷ platform ratios and the targets of issue #22.
   --connections 50     autocannon connections           --duration 10   seconds of each measured round
   --warmup 3           seconds of warm-up before a side's first round
   --rounds 2           measured rounds per side and scenario (in pairs: P S S P)
-  --only a,b           these scenarios only (no carry chain)
+  --only a,b           these scenarios only (and the carry chain only if one of them is carry-chain)
   --no-scale           skip the lists-at-scale check (1M vs 10k rows)
   --before-root DIR    also serve a "before" checkout (e.g. a git worktree of an earlier commit with
                        node_modules linked) in the same rounds, and report before → after
@@ -461,7 +461,8 @@ async function runEngine(engine: Engine): Promise<EngineResult> {
     return result
   }
   result.plans = await queryPlans(engine, url, seed)
-  if (!args.only) result.carryChain = await measureCarryChain(url, seed, log)
+  if (!args.only || args.only.split(',').includes('carry-chain'))
+    result.carryChain = await measureCarryChain(url, seed, log)
   for (const workers of settings.workers) result.runs.push(await runWorkers(engine, url, seed, workers, chosen))
   if (!args['no-scale']) result.scale = await runScale(engine, seed, url, chosen)
   return result
