@@ -2,7 +2,7 @@ import { conflict } from '../errors'
 import type { Knex } from 'knex'
 import { TableUpdate, updateTables } from '../db/update-rows'
 import { RowsPart, wholeRowsOf } from '../db/json-rows'
-import { lockedForWrite, unplannedDay, unplannedInstant } from '../db/dialect'
+import { lockedForWrite, namedByText, unplannedDay, unplannedInstant } from '../db/dialect'
 import type { Row } from '../resources/define-resource'
 import { Day, calendarDay, coversSeveralDays, dayBounds, millis } from './calendar'
 import { MINUTE_MS } from './durations'
@@ -477,14 +477,25 @@ const INPUTS = { name: 'crewclock_day_inputs' }
  */
 async function loadInputs(
   trx: Knex.Transaction,
-  { companyId, userId }: { companyId: number; userId: number },
+  user: { companyId: number; userId: number },
   from: Day,
   to: Day,
   zone: string
 ): Promise<DayInputs> {
+  return inputsOf(await inputsQuery(trx, user, from, to, zone).options(INPUTS), zone)
+}
+
+/** `loadInputs`' statement, unsent: its rows are tagged `entry` or `absence` in `kind`. */
+function inputsQuery(
+  trx: Knex.Transaction,
+  { companyId, userId }: { companyId: number; userId: number },
+  from: Day,
+  to: Day,
+  zone: string
+): Knex.QueryBuilder {
   const start = unplannedInstant(trx, dayBounds(from, zone).start.toISOString())
   const end = unplannedInstant(trx, dayBounds(to, zone).end.toISOString())
-  const rows: Row[] = await trx('time_entries')
+  return trx('time_entries')
     .where({ companyId, userId })
     .where('startsAt', '>=', start)
     .where('startsAt', '<', end)
@@ -517,7 +528,10 @@ async function loadInputs(
           'user_absence_types.needCompensation'
         )
     )
-    .options(INPUTS)
+}
+
+/** The inputs in the rows of `inputsQuery` (rows of another `kind` are passed over). */
+function inputsOf(rows: Row[], zone: string): DayInputs {
   const entries = new Map<Day, EntryInput[]>()
   const absences: AbsenceInput[] = []
   for (const row of rows) {
@@ -532,6 +546,7 @@ async function loadInputs(
       })
       continue
     }
+    if (row.kind !== 'entry') continue
     const entry = {
       startsAt: millis(row.startsAt),
       endsAt: row.endsAt === null ? null : millis(row.endsAt),
@@ -582,28 +597,44 @@ async function recomputeDayRows(
   const states = new Map<Day, DayState>()
   const recomputed: Recomputation[] = []
   const days = runs.flatMap(([from, to]) => daysFrom(from, to))
+  // Computed from their inputs: every day, or the changed ones and those known neither by a row
+  // nor by their month's figures; the others are kept as stored.
   const fresh: Day[] = []
-  if (changed === null) fresh.push(...days)
-  else {
-    const wanted = new Set(days.map(monthOf))
-    const daily = monthDailyFigures(monthRows.filter((row) => wanted.has(dayOf(row.month))))
-    const kept: Day[] = []
-    for (const day of days) {
-      if (changed.has(day) || (!rows.has(day) && !daily.has(day))) fresh.push(day)
-      else kept.push(day)
-    }
-    if (kept.length > 0) {
-      // One scan per run of the periods (a changed day in it costs less than a second query).
-      const flags = await entryFlags(trx, user, runs, schedule.timezone)
-      for (const day of kept) states.set(day, keptState(day, rows.get(day), daily.get(day), flags))
-    }
+  const kept: Day[] = []
+  const daily = changed === null ? new Map<Day, [number, number]>() : monthDailyFigures(monthRowsOf(monthRows, days))
+  for (const day of days) {
+    if (changed === null || changed.has(day) || (!rows.has(day) && !daily.has(day))) fresh.push(day)
+    else kept.push(day)
   }
-  for (const [from, to] of asRuns(fresh)) await computeRun(trx, user, from, to, rows, schedule, states, recomputed)
+  const freshRuns = asRuns(fresh)
+  let firstInputs: DayInputs | undefined
+  if (kept.length > 0) {
+    // One scan per run of the periods (a changed day in it costs less than a second query),
+    // in the statement of the first run of fresh days' inputs where there is one.
+    const pieces = flagPieces(runs)
+    let flags: EntryFlags
+    if (freshRuns.length > 0 && pieces.length <= FLAG_PIECES_WITH_INPUTS) {
+      const read = await flaggedInputs(trx, user, freshRuns[0], pieces, schedule.timezone)
+      flags = read.flags
+      firstInputs = read.inputs
+    } else flags = await entryFlags(trx, user, runs, schedule.timezone)
+    for (const day of kept) states.set(day, keptState(day, rows.get(day), daily.get(day), flags))
+  }
+  for (const [i, [from, to]] of freshRuns.entries()) {
+    const inputs = (i === 0 ? firstInputs : undefined) ?? (await loadInputs(trx, user, from, to, schedule.timezone))
+    computeRun(user, from, to, inputs, rows, schedule, states, recomputed)
+  }
   writeChanged(writes, DAY_TABLE, user.companyId, recomputed, result.days, result.stored!.days)
   return states
 }
 
 const asRuns = (days: Day[]) => dayRuns(days.map((day): [Day, Day] => [day, day]))
+
+/** The month rows of the months of `days`. */
+function monthRowsOf(monthRows: Row[], days: Day[]): Row[] {
+  const wanted = new Set(days.map(monthOf))
+  return monthRows.filter((row) => wanted.has(dayOf(row.month)))
+}
 
 /**
  * The `[duration, expected]` figures the month rows keep for each of their days (`dailyFigures`),
@@ -644,23 +675,84 @@ async function entryFlags(
   zone: string
 ): Promise<EntryFlags> {
   const flags: EntryFlags = { open: new Set(), multiDay: new Set() }
-  for (const [from, to] of runs.flatMap((run) => piecesOf(run, FLAG_RUN_DAYS))) {
-    const midnights = daysFrom(from, to).map((day) => dayBounds(day, zone).end.toISOString())
-    const [crossing, bindings] = crossesMidnight(trx, midnights)
-    const rows: Row[] = await trx('time_entries')
-      .where(user)
-      .where('startsAt', '>=', unplannedInstant(trx, dayBounds(from, zone).start.toISOString()))
-      .where('startsAt', '<', unplannedInstant(trx, midnights[midnights.length - 1]))
-      .where((query) => query.whereNull('endsAt').orWhereRaw(`(${crossing})`, bindings))
-      .select('startsAt', 'endsAt')
-      .options(ENTRY_FLAGS)
-    for (const row of rows) {
-      const day = calendarDay(row.startsAt, zone)
-      if (row.endsAt === null) flags.open.add(day)
-      else if (coversSeveralDays(row.startsAt, row.endsAt, zone)) flags.multiDay.add(day)
-    }
+  for (const piece of flagPieces(runs)) {
+    const rows: Row[] = await flagsQuery(trx, user, piece, zone).select('startsAt', 'endsAt').options(ENTRY_FLAGS)
+    addFlags(flags, rows, zone)
   }
   return flags
+}
+
+const flagPieces = (runs: [Day, Day][]) => runs.flatMap((run) => piecesOf(run, FLAG_RUN_DAYS))
+
+/** `entryFlags`' statement for one piece of at most `FLAG_RUN_DAYS` days, without its columns. */
+function flagsQuery(
+  trx: Knex.Transaction,
+  user: { companyId: number; userId: number },
+  [from, to]: [Day, Day],
+  zone: string
+): Knex.QueryBuilder {
+  const midnights = daysFrom(from, to).map((day) => dayBounds(day, zone).end.toISOString())
+  const [crossing, bindings] = crossesMidnight(trx, midnights)
+  return trx('time_entries')
+    .where(user)
+    .where('startsAt', '>=', unplannedInstant(trx, dayBounds(from, zone).start.toISOString()))
+    .where('startsAt', '<', unplannedInstant(trx, midnights[midnights.length - 1]))
+    .where((query) => query.whereNull('endsAt').orWhereRaw(`(${crossing})`, bindings))
+}
+
+/** Flags the start days of the flagged entries in `rows` (their `startsAt` and `endsAt`). */
+function addFlags(flags: EntryFlags, rows: Row[], zone: string) {
+  for (const row of rows) {
+    const day = calendarDay(row.startsAt, zone)
+    if (row.endsAt === null) flags.open.add(day)
+    else if (coversSeveralDays(row.startsAt, row.endsAt, zone)) flags.multiDay.add(day)
+  }
+}
+
+/**
+ * Pieces of `entryFlags` read in the statement of the first run's inputs (`flaggedInputs`): a
+ * write's recomputation has one or two runs, and a bound keeps the statement within SQLite's
+ * limit of 500 parts of a compound select and its texts a few (named by text on PostgreSQL).
+ */
+const FLAG_PIECES_WITH_INPUTS = 3
+
+/**
+ * The inputs of `[from, to]` (`loadInputs`) and the flags of `pieces` (`entryFlags`) in one
+ * statement, one round trip instead of two: the flags' parts join the inputs' `union all`,
+ * tagged `flag`, in its columns.
+ */
+async function flaggedInputs(
+  trx: Knex.Transaction,
+  user: { companyId: number; userId: number },
+  [from, to]: [Day, Day],
+  pieces: [Day, Day][],
+  zone: string
+): Promise<{ inputs: DayInputs; flags: EntryFlags }> {
+  const nothing = (column: string) => trx.raw(`null as ${column}`)
+  const query = inputsQuery(trx, user, from, to, zone)
+  for (const piece of pieces)
+    query.unionAll(
+      flagsQuery(trx, user, piece, zone).select(
+        trx.raw("'flag' as kind"),
+        'startsAt',
+        'endsAt',
+        ...[
+          'worked_ms',
+          'compensation_declined_at',
+          'is_absence_hourly',
+          'count_as_working_time',
+          'need_compensation'
+        ].map(nothing)
+      )
+    )
+  const rows: Row[] = await namedByText(trx, 'inputs and flags', query)
+  const flags: EntryFlags = { open: new Set(), multiDay: new Set() }
+  addFlags(
+    flags,
+    rows.filter((row) => row.kind === 'flag'),
+    zone
+  )
+  return { inputs: inputsOf(rows, zone), flags }
 }
 
 /**
@@ -745,17 +837,16 @@ const NO_FIGURES: DayFigures = {
 }
 
 /** The states of the days `from`..`to` (`rows`: the stored day rows by day), and the recomputation of their stored rows. */
-async function computeRun(
-  trx: Knex.Transaction,
+function computeRun(
   user: { companyId: number; userId: number },
   from: Day,
   to: Day,
+  inputs: DayInputs,
   rows: Map<Day, Row>,
   schedule: Schedule,
   states: Map<Day, DayState>,
   recomputed: Recomputation[]
 ) {
-  const inputs = await loadInputs(trx, user, from, to, schedule.timezone)
   for (const day of daysFrom(from, to)) {
     const row = rows.get(day)
     const dayCalendar = schedule.on(day)
