@@ -112,31 +112,47 @@ const DAYS_WRITABLE = { name: 'crewclock_days_writable' }
  * the user's range of two `(company_id, user_id, day|month)` keys whatever the values, and it
  * names its columns.
  */
-export async function assertDaysWritable(
+export async function assertDaysWritable(trx: Knex.Transaction, affected: AffectedDays): Promise<void> {
+  const query = writableQuery(trx, affected)
+  if (query) refuseUnwritable(affected, await query.options(DAYS_WRITABLE))
+}
+
+/**
+ * `assertDaysWritable`'s statement, unsent (none without days): the approved days and the locked
+ * months in the range of the days, as `key` and `kind`, with `columns` beside them (a caller's
+ * `union all` of other parts).
+ */
+export function writableQuery(
   trx: Knex.Transaction,
-  { companyId, userId, days }: AffectedDays
-): Promise<void> {
+  { companyId, userId, days }: AffectedDays,
+  columns: (string | Knex.Raw)[] = []
+): Knex.QueryBuilder | null {
   const sorted = sortedUnique(days)
-  if (sorted.length === 0) return
+  if (sorted.length === 0) return null
   const months = sortedUnique(sorted.map(monthOf))
   const user = { companyId, userId }
-  // One statement for both (every time entry write runs it): the approved days and the locked
-  // months in the range of the days, the days themselves picked out below.
-  const rows: Row[] = await trx(DAY_TABLE)
+  // One statement for both (every time entry write runs it), the days themselves picked out by
+  // `refuseUnwritable`.
+  return trx(DAY_TABLE)
     .where(user)
     .where('day', '>=', sorted[0])
     .where('day', '<=', sorted[sorted.length - 1])
     .where('status', 'approved')
-    .select({ key: 'day' }, trx.raw("'day' as kind"))
+    .select({ key: 'day' }, trx.raw("'day' as kind"), ...columns)
     .unionAll(
       trx(MONTH_TABLE)
         .where(user)
         .where('month', '>=', months[0])
         .where('month', '<=', months[months.length - 1])
         .whereNotNull('lockedAt')
-        .select({ key: 'month' }, trx.raw("'month' as kind"))
+        .select({ key: 'month' }, trx.raw("'month' as kind"), ...columns)
     )
-    .options(DAYS_WRITABLE)
+}
+
+/** 409 when the rows of `writableQuery` name one of the days or their months (rows of other kinds are passed over). */
+export function refuseUnwritable({ userId, days }: AffectedDays, rows: Row[]) {
+  const sorted = sortedUnique(days)
+  const months = sortedUnique(sorted.map(monthOf))
   const found = (kind: string, wanted: Day[]) =>
     rows.filter((row) => row.kind === kind && wanted.includes(dayOf(row.key))).map((row) => dayOf(row.key))
   refuseApprovedDays(userId, found('day', sorted))

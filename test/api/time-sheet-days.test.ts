@@ -259,6 +259,16 @@ forEachDatabase('time-sheet-days', (suite) => {
     })
     assert.equal(refused.status, 409, refused.text)
     assert.deepEqual(refused.body.data.days, ['2026-11-16'])
+    // An entry that also overlaps one of the approved day is refused for the day first (one
+    // statement reads both; the day's refusal is the one to act on).
+    const both = await a.api.post('/v1/time-entries', {
+      typeId: types.work,
+      userId,
+      startsAt: '2026-11-16T11:00:00+01:00',
+      endsAt: '2026-11-16T12:30:00+01:00'
+    })
+    assert.equal(both.status, 409, both.text)
+    assert.deepEqual([both.body.data.reason, both.body.data.days], ['day-approved', ['2026-11-16']])
     assert.equal(
       (await a.api.patch(`/v1/time-entries/${entry.id}`, { endsAt: '2026-11-16T11:00:00+01:00' })).status,
       409

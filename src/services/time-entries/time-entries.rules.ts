@@ -12,7 +12,13 @@ import type {
 import { calendarDay, Day, millis, uniqueDays } from '../../timesheets/calendar'
 import { span, spansOverlap } from '../../timesheets/durations'
 import { changeClock, EntryClock, workedMs } from '../../timesheets/entry-clock'
-import { assertDaysWritable, lockUserTime, recomputeDays } from '../../timesheets/recompute'
+import {
+  assertDaysWritable,
+  lockUserTime,
+  recomputeDays,
+  refuseUnwritable,
+  writableQuery
+} from '../../timesheets/recompute'
 import { logRecomputed } from '../../timesheets/events'
 import { conflict } from '../../errors'
 import { unplannedInstant } from '../../db/dialect'
@@ -98,38 +104,56 @@ async function clockOf(trx: Knex.Transaction, existing: Row, companyId: number):
   }
 }
 
-/** 409 when the user already has a running entry or an entry that shares time with this one. */
-async function assertNoOverlap(
+/**
+ * 409 when a day the write touches is approved or its month locked (`assertDaysWritable`, that
+ * first), or when the user already has a running entry or an entry that shares time with this
+ * one: both checks in one statement, one round trip.
+ */
+async function assertWritableWithoutOverlap(
   trx: Knex.Transaction,
-  companyId: number,
-  userId: number,
+  affected: { companyId: number; userId: number; days: Day[] },
   id: number | undefined,
   clock: EntryClock
 ) {
+  const { companyId, userId } = affected
+  // PostgreSQL gives a column of a union the type of its parts in turn, and NULL beside NULL is text.
+  const pg = trx.client.config.client === 'pg'
+  const none = (type: string, column: string) => trx.raw(pg ? `null::${type} as ??` : 'null as ??', [column])
+  const entries = (query: Knex.QueryBuilder) =>
+    query.select(none('date', 'key'), trx.raw("'entry' as kind"), 'id', 'startsAt', 'endsAt')
   // A finished entry lasts at most a day (MAX_ENTRY_MS), so one that shares time with this one
   // starts at most a day before it: an index range, not every earlier entry of the user. The
   // running entry (at most one, a partial index) may have started any time before. The exact
   // half-open rule is spansOverlap's.
-  const finished = trx('time_entries')
-    .where({ companyId, userId })
-    .whereNotNull('endsAt')
-    .where('startsAt', '>=', unplannedInstant(trx, clock.start - MAX_ENTRY_MS))
-    .where('endsAt', '>=', iso(clock.start))
-    .select('id', 'startsAt', 'endsAt')
+  const finished = entries(
+    trx('time_entries')
+      .where({ companyId, userId })
+      .whereNotNull('endsAt')
+      .where('startsAt', '>=', unplannedInstant(trx, clock.start - MAX_ENTRY_MS))
+      .where('endsAt', '>=', iso(clock.start))
+  )
   if (clock.end !== null) finished.where('startsAt', '<=', unplannedInstant(trx, clock.end))
   if (id !== undefined) finished.whereNot('id', id)
-  const open = trx('time_entries').where({ companyId, userId }).whereNull('endsAt').select('id', 'startsAt', 'endsAt')
+  const open = entries(trx('time_entries').where({ companyId, userId }).whereNull('endsAt'))
   if (id !== undefined) open.whereNot('id', id)
-  // Both in one statement (each part keeps its index range); in start order, as one scan gave
-  // them: the first overlapping entry is the one named. On PostgreSQL a named statement, one per
-  // shape of the text (with or without an end, with or without the entry's own id), its range
-  // bounds hidden from the planner (`unplannedInstant`): planned anew it cost 0.25 ms on every
-  // time entry write, ten times its execution, and its plan is the user's index ranges whatever
-  // the values (docs/decisions.md, "Named prepared statements on PostgreSQL").
-  const name = `crewclock_overlap_${clock.end === null ? 'running' : 'finished'}_${id === undefined ? 'new' : 'other'}`
-  const others: Row[] = (await open.unionAll(finished).options({ name })).sort(
-    (a: Row, b: Row) => millis(a.startsAt) - millis(b.startsAt)
-  )
+  const writable = writableQuery(trx, affected, [
+    none('integer', 'id'),
+    none('timestamptz', 'starts_at'),
+    none('timestamptz', 'ends_at')
+  ])
+  const query = writable ? writable.unionAll(open).unionAll(finished) : open.unionAll(finished)
+  // Each part keeps its index range. On PostgreSQL a named statement, one per shape of the text
+  // (with or without an end, with or without the entry's own id), its range bounds hidden from the
+  // planner (`unplannedInstant`): planned anew the overlap's part cost 0.25 ms on every time entry
+  // write, ten times its execution, and its plan is the user's index ranges whatever the values
+  // (docs/decisions.md, "Named prepared statements on PostgreSQL").
+  const name = `crewclock_writable_overlap_${clock.end === null ? 'running' : 'finished'}_${id === undefined ? 'new' : 'other'}`
+  const rows: Row[] = await query.options(writable ? { name } : {})
+  refuseUnwritable(affected, rows)
+  // In start order, as one scan gave them: the first overlapping entry is the one named.
+  const others = rows
+    .filter((row) => row.kind === 'entry')
+    .sort((a: Row, b: Row) => millis(a.startsAt) - millis(b.startsAt))
   const running = clock.end === null ? others.find((other) => other.endsAt === null) : undefined
   if (running) {
     throw conflict(`User ${userId} already has a running time entry (id ${running.id})`, {
@@ -196,8 +220,7 @@ export async function checkTimeEntry(write: WriteContext<EntryPlan>): Promise<Va
     calendarDay(outcome.clock.start, zone)
   ])
   await lockUserTime(trx, { companyId, userId })
-  await assertDaysWritable(trx, { companyId, userId, days })
-  await assertNoOverlap(trx, companyId, userId, existing?.id, outcome.clock)
+  await assertWritableWithoutOverlap(trx, { companyId, userId, days }, existing?.id, outcome.clock)
   data.pausedAt = iso(outcome.clock.pausedAt)
   write.plan = {
     clock: outcome.clock,
