@@ -36,7 +36,11 @@ export function auditTimestamps(db: Knex, t: Knex.CreateTableBuilder) {
   timestampColumn(db, t, 'updated_at').notNullable()
 }
 
-/** One (company_id, column) index per list filter, so every filtered list is an index range scan. */
+/**
+ * One (company_id, column) index per list filter, so every filtered list is an index range scan.
+ * On PostgreSQL 20261206000001 ends each in `id` (a page in id order is then read in order): a
+ * filter index added later is made as `(company_id, column, id)` there.
+ */
 export function filterIndexes(t: Knex.CreateTableBuilder, table: string, columns: string[]) {
   for (const column of columns) t.index(['company_id', column], `${table}_company_${column}_idx`)
 }
