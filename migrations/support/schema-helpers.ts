@@ -38,8 +38,9 @@ export function auditTimestamps(db: Knex, t: Knex.CreateTableBuilder) {
 
 /**
  * One (company_id, column) index per list filter, so every filtered list is an index range scan.
- * On PostgreSQL 20261206000001 ends each in `id` (a page in id order is then read in order): a
- * filter index added later is made as `(company_id, column, id)` there.
+ * On PostgreSQL 20261206000001 ends each in `id` (a page in id order is then read in order). This
+ * helper stays as the migrations that call it ran; a filter index added by a later migration is
+ * written as `(company_id, column, id)` on PostgreSQL by that migration itself.
  */
 export function filterIndexes(t: Knex.CreateTableBuilder, table: string, columns: string[]) {
   for (const column of columns) t.index(['company_id', column], `${table}_company_${column}_idx`)

@@ -32,6 +32,14 @@ for (const db of testDatabases()) {
     it('ends each (company_id, column) index in id on PostgreSQL, none on SQLite, and down restores every index', async () => {
       const { conn } = scratch
       await conn.migrate.latest({ migrationSource: migrationsUpTo(await migrationBefore(TARGET)) })
+      // Indexes of the same keys but not plain: an operator class, a collation, a sort order, INCLUDE.
+      const notPlain = ['opclass', 'collated', 'descending', 'including']
+      if (db.name === 'postgres') {
+        await conn.raw('create index opclass_idx on customers (company_id, company_name text_pattern_ops)')
+        await conn.raw('create index collated_idx on customers (company_id, company_name collate "C")')
+        await conn.raw('create index descending_idx on customers (company_id, number desc)')
+        await conn.raw('create index including_idx on customers (company_id, number) include (company_name)')
+      }
       const before = await indexes(conn)
       await conn.migrate.latest({ migrationSource: migrationsUpTo(TARGET) })
       const after = await indexes(conn)
@@ -54,7 +62,8 @@ for (const db of testDatabases()) {
           'time_entries_one_running_per_user',
           'time_entries_company_id_id_index',
           'webhook_deliveries_subscription_idx',
-          'gang_users_company_id_user_id_index'
+          'gang_users_company_id_user_id_index',
+          ...notPlain.map((kind) => `${kind}_idx`)
         ])
           assert.ok(before.has(kept) && !changed.includes(kept), kept)
       }
