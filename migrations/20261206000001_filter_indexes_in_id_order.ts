@@ -34,38 +34,31 @@ const PLAIN = {
 }
 
 /**
- * The plain non-unique B-tree indexes of the schema's tables whose keys are `(company_id, column)`
- * (`withId` false; only on tables with an `id`) or `(company_id, column, id)` (`withId` true),
- * `column` not being `id`.
+ * The indexes of the schema's tables (not partitions, on tables with an `id`) whose whole
+ * definition is `PLAIN.two` (`withId` false) or `PLAIN.withId`: the text `pg_get_indexdef` writes
+ * names everything that would set an index apart (UNIQUE, the method, expressions, an operator
+ * class, a collation, a sort order, INCLUDE, a predicate); storage options and the tablespace,
+ * which it leaves out, are checked beside it. `column` is the second key, never `id`.
  */
 async function filterIndexes(db: Knex, withId: boolean): Promise<FilterIndex[]> {
   const { rows } = await db.raw(
-    `select t.relname as "table", i.relname as "name", a2.attname as "column"
+    `select t.relname as "table", i.relname as "name", a.attname as "column"
        from pg_index x
        join pg_class i on i.oid = x.indexrelid
        join pg_class t on t.oid = x.indrelid
        join pg_namespace n on n.oid = t.relnamespace
-       join pg_am am on am.oid = i.relam
-       join pg_attribute a1 on a1.attrelid = t.oid and a1.attnum = x.indkey[0]
-       join pg_attribute a2 on a2.attrelid = t.oid and a2.attnum = x.indkey[1]
-       left join pg_attribute a3 on a3.attrelid = t.oid and a3.attnum = x.indkey[2]
+       join pg_attribute a on a.attrelid = t.oid and a.attnum = x.indkey[1]
       where n.nspname = current_schema()
         and t.relkind = 'r' and not t.relispartition
         and i.reltablespace = 0 and i.reloptions is null
         and pg_get_indexdef(i.oid) ~ ?
-        and am.amname = 'btree'
-        and not x.indisunique and not x.indisprimary
-        and x.indnatts = ? and x.indnkeyatts = x.indnatts
-        and x.indpred is null and x.indexprs is null
-        and x.indoption[0] = 0 and x.indoption[1] = 0
-        and a1.attname = 'company_id' and a2.attname <> 'id'
-        and (a3.attname = 'id') is not false
+        and a.attname <> 'id'
         and exists (
-          select 1 from pg_attribute a
-           where a.attrelid = t.oid and a.attname = 'id' and a.attnum > 0 and not a.attisdropped
+          select 1 from pg_attribute id
+           where id.attrelid = t.oid and id.attname = 'id' and id.attnum > 0 and not id.attisdropped
         )
       order by t.relname, i.relname`,
-    [withId ? PLAIN.withId : PLAIN.two, withId ? 3 : 2]
+    [withId ? PLAIN.withId : PLAIN.two]
   )
   return rows
 }
