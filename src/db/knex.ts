@@ -20,8 +20,13 @@ declare module '../declarations' {
 
 // knex's SQLite client and transaction classes (the package has no typings for dialect internals).
 const Sqlite3Client: new (config: Knex.Config) => {
+  config: Knex.Config & { statementTimeoutMs?: number }
   _query(connection: unknown, obj: unknown): Promise<unknown>
   destroyRawConnection(connection: unknown): Promise<void>
+  runner(builder: unknown): unknown
+  destroy(callback?: (err?: unknown) => void): Promise<void>
+  on(event: string, listener: (...args: unknown[]) => void): unknown
+  emit(event: string, ...args: unknown[]): boolean
 } = require('knex/lib/dialects/sqlite3')
 const Sqlite3Transaction: new (...args: unknown[]) => {
   query(conn: unknown, sql: string, status?: number, value?: unknown): Promise<unknown>
@@ -176,16 +181,38 @@ class ImmediateTransaction extends Sqlite3Transaction {
  * node-sqlite3 runs a statement on its thread pool, so the event loop is free to call
  * `Database#interrupt()` when the statement outlives the timeout: the statement fails with
  * SQLITE_INTERRUPT (a 503) and the transaction around it rolls back, as PostgreSQL's
- * statement_timeout does. The one pooled connection runs one statement at a time, so the
- * interrupt cannot hit another request's statement.
+ * statement_timeout does. Each pooled connection (the writer, each reader) runs one statement at
+ * a time, so the interrupt cannot hit another request's statement.
  */
 class Sqlite3ImmediateClient extends Sqlite3Client {
+  /** The client of the read connections (the writer's only), see `withReaders`. */
+  readers?: Sqlite3ImmediateClient
+  /** The writer whose settings a reader follows (its statement timeout, changed by `withoutStatementTimeout`). */
+  writer?: Sqlite3ImmediateClient
+  /** Set on a transaction's client by knex. */
+  transacting?: boolean
+
   transaction(...args: unknown[]) {
     return new ImmediateTransaction(this, ...args)
   }
 
+  /**
+   * A read outside a transaction runs on a read connection; everything else (writes, raw
+   * statements other than a plain `select`, schema changes, transactions) on the writer's one.
+   */
+  runner(builder: RunnerBuilder) {
+    const runner = super.runner(builder) as { client: unknown }
+    if (this.readers && !this.transacting && !builder._connection && readsOnly(builder)) runner.client = this.readers
+    return runner
+  }
+
+  async destroy(callback?: (err?: unknown) => void) {
+    await this.readers?.destroy()
+    return super.destroy(callback)
+  }
+
   _query(connection: PreparingConnection & { interrupt?: () => void }, obj: ClientQuery) {
-    const timeoutMs = (this as unknown as { config: { statementTimeoutMs?: number } }).config.statementTimeoutMs
+    const timeoutMs = (this.writer ?? this).config.statementTimeoutMs
     const run = keepsStatement(obj) ? this.runPrepared(connection, obj) : super._query(connection, obj)
     if (!timeoutMs || typeof connection?.interrupt !== 'function') return run
     const timer = setTimeout(() => connection.interrupt!(), timeoutMs)
@@ -212,6 +239,26 @@ class Sqlite3ImmediateClient extends Sqlite3Client {
 }
 
 const preparedStatements = new WeakMap<PreparingConnection, PreparedStatements>()
+
+/** What `runner` sees of a query builder or a raw statement. */
+interface RunnerBuilder {
+  /** A connection the caller chose (`.connection()`): never rerouted. */
+  _connection?: unknown
+  /** The query builder's method (`select`, `first`, `pluck`, `insert`, …); a raw statement has none. */
+  _method?: string
+  /** A raw statement's text. */
+  sql?: unknown
+}
+
+/**
+ * Statements that only read: the query builder's reads, and raw statements that are one plain
+ * `select` (a `with` may hide a write on SQLite, so it stays on the writer). A statement judged
+ * wrongly fails loudly: the read connections are `query_only`.
+ */
+const readsOnly = (builder: RunnerBuilder) =>
+  builder._method !== undefined
+    ? READ_METHODS.has(builder._method)
+    : typeof builder.sql === 'string' && /^\s*select\b/i.test(builder.sql) && !/;\s*\S/.test(builder.sql)
 
 /**
  * The queries knex builds, with bindings: the statements a request runs again and again. Reads
@@ -539,13 +586,18 @@ export function createKnex(
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true })
   // Waiting for another process's write lock is bounded like any statement (then SQLITE_BUSY, a 503).
   const busyTimeoutMs = statementTimeoutMs > 0 ? statementTimeoutMs : DEFAULT_TIMEOUTS.statementTimeoutMs
-  return knex({
+  const config = {
     client: Sqlite3ImmediateClient as unknown as typeof Knex.Client,
     connection: { filename },
     useNullAsDefault: true,
     acquireConnectionTimeout,
     statementTimeoutMs,
-    // One connection: SQLite serialises writers anyway, and a single connection makes
+    ...caseMapping,
+    ...placeholdersInErrors
+  }
+  const db = knex({
+    ...config,
+    // One connection writes: SQLite serialises writers anyway, and a single connection makes
     // transactions and foreign keys behave the same as on PostgreSQL.
     pool: {
       min: 1,
@@ -565,10 +617,47 @@ export function createKnex(
           )
         )
       }
-    },
-    ...caseMapping,
-    ...placeholdersInErrors
+    }
   } as Knex.Config)
+  if (filename === ':memory:' || filename === '') return db
+  const readerCount = Math.max(1, Math.min(pool.max ?? READERS, READERS))
+  withReaders(
+    db.client as unknown as Sqlite3ImmediateClient,
+    {
+      ...config,
+      pool: {
+        min: 0,
+        max: readerCount,
+        // Kept: an idle reader closed would take its prepared statements with it.
+        idleTimeoutMillis: 2 ** 31 - 1,
+        afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) => {
+          conn.run(`PRAGMA busy_timeout = ${Math.floor(busyTimeoutMs)}`, (err: Error | null) =>
+            conn.run('PRAGMA query_only = ON', (queryOnly: Error | null) => done(err ?? queryOnly, conn))
+          )
+        }
+      }
+    } as Knex.Config
+  )
+  return db
+}
+
+/** Read connections per SQLite database and process (at most; fewer when `database.pool.max` is smaller). */
+const READERS = 2
+
+/**
+ * Gives a SQLite writer read connections of its own. In WAL mode readers and the writer do not
+ * wait for each other: a read outside a transaction (a request's key, a list, the checks before a
+ * write) no longer queues behind a write transaction on the one connection, nor holds it while
+ * a write waits. A read sees what was committed before it began, as on PostgreSQL, and never a
+ * transaction's uncommitted rows (those are read inside it, on the writer). Its queries' events
+ * are the writer's, so `knex.on('query')` hears them all.
+ */
+function withReaders(writer: Sqlite3ImmediateClient, config: Knex.Config) {
+  const readers = new Sqlite3ImmediateClient(config)
+  readers.writer = writer
+  for (const event of ['start', 'query', 'query-error', 'query-response'])
+    readers.on(event, (...args: unknown[]) => writer.emit(event, ...args))
+  writer.readers = readers
 }
 
 /**

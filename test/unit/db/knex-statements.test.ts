@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { createKnex, KEEP_PREPARED } from '../../../src/db/knex'
+import { createKnex, KEEP_PREPARED, withoutStatementTimeout } from '../../../src/db/knex'
 
 /** Records the SQL of every statement the pool's one SQLite connection prepares, until `restore`. */
 async function watchPrepare(db: Knex) {
@@ -18,8 +18,21 @@ async function watchPrepare(db: Knex) {
   return { prepared, restore: () => void (connection.prepare = prepare) }
 }
 
-/** SQLite reads and writes keep their prepared statements per connection (src/db/knex.ts). */
-describe('SQLite: kept prepared statements', () => {
+/** Fails when `work` has not settled within `ms`: a read that queues behind a write would hang instead. */
+async function within<T>(ms: number, work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** SQLite connections (src/db/knex.ts); each test gets a file of its own with a table `notes` (a, b, c). */
+describe('SQLite', () => {
   let dir: string
   let file: string
   let db: Knex
@@ -40,192 +53,306 @@ describe('SQLite: kept prepared statements', () => {
     fs.rmSync(dir, { recursive: true, force: true })
   })
 
-  it('answers each run with its own bindings, also past the number of statements kept', async () => {
-    for (let i = 0; i < 3; i++) assert.deepEqual(await db('notes').where({ id: 2 }).first('body'), { body: 'b' })
-    assert.deepEqual(await db('notes').where({ id: 3 }).first('body'), { body: 'c' })
-    for (let n = 1; n <= 250; n++)
-      assert.equal(
-        (
-          await db('notes').whereIn(
-            'id',
-            Array.from({ length: n }, (_, i) => i + 1)
-          )
-        ).length,
-        Math.min(n, 3)
-      )
-    assert.deepEqual(await db('notes').where({ id: 1 }).first('body'), { body: 'a' })
-  })
-
-  it("sees another connection's commit: a kept statement holds no snapshot", async () => {
-    assert.equal((await db('notes').where('id', '>', 0)).length, 3)
-    const other = createKnex(`sqlite://${file}`)
-    try {
-      await other('notes').insert({ body: 'd' })
-    } finally {
-      await other.destroy()
-    }
-    assert.equal((await db('notes').where('id', '>', 0)).length, 4)
-  })
-
-  it('fails like a one-off statement, and works again after', async () => {
-    await assert.rejects(db('notes').where('missing', 1), /no such column: missing/)
-    assert.deepEqual(await db.raw('select body from notes where id = ?', [1]), [{ body: 'a' }])
-  })
-
-  it("a kept write that met another connection's lock (SQLITE_BUSY) leaves the connection usable", async () => {
-    // Busy timeout and statement timeout alike (as in production), short.
-    const timed = createKnex(`sqlite://${file}`, {}, { statementTimeoutMs: 300 })
-    const other = createKnex(`sqlite://${file}`)
-    try {
-      const held = await other.transaction()
-      await held('notes').where({ id: 2 }).update({ body: 'held' })
-      await assert.rejects(
-        timed.raw('update notes set body = ? where id = ?', ['kept', 1]).options(KEEP_PREPARED),
-        /SQLITE_BUSY/
-      )
-      // A kept write knex built (stepped once, not to the end) too.
-      await assert.rejects(timed('notes').where({ id: 1 }).update({ body: 'built' }), /SQLITE_BUSY/)
-      await held.commit()
-      // Without a reset the failed statement stayed running: the late interrupt then failed every
-      // statement of the connection, and a transaction could not commit.
-      assert.deepEqual(await timed('notes').where({ id: 2 }).first('body'), { body: 'held' })
-      await timed.transaction((trx) => trx('notes').where({ id: 3 }).update({ body: 'c2' }))
-      await other('notes').where({ id: 3 }).update({ body: 'c3' })
-      await timed.raw('update notes set body = ? where id = ?', ['kept', 1]).options(KEEP_PREPARED)
-      assert.deepEqual(await other('notes').orderBy('id').pluck('body'), ['kept', 'held', 'c3'])
-    } finally {
-      await timed.destroy()
-      await other.destroy()
-    }
-  })
-
-  it('keeps writes prepared: one prepare for many runs, answers as a one-off write (lastID, changes, rows)', async () => {
-    const { prepared, restore } = await watchPrepare(db)
-    try {
-      for (let i = 0; i < 3; i++) {
-        assert.deepEqual(await db('notes').insert({ body: `n${i}` }), [4 + i])
+  /** Reads and writes keep their prepared statements per connection. */
+  describe('kept prepared statements', () => {
+    it('answers each run with its own bindings, also past the number of statements kept', async () => {
+      for (let i = 0; i < 3; i++) assert.deepEqual(await db('notes').where({ id: 2 }).first('body'), { body: 'b' })
+      assert.deepEqual(await db('notes').where({ id: 3 }).first('body'), { body: 'c' })
+      for (let n = 1; n <= 250; n++)
         assert.equal(
-          await db('notes')
-            .where({ id: 4 + i })
-            .update({ body: `u${i}` }),
-          1
+          (
+            await db('notes').whereIn(
+              'id',
+              Array.from({ length: n }, (_, i) => i + 1)
+            )
+          ).length,
+          Math.min(n, 3)
         )
-        assert.equal(
-          await db('notes')
-            .where('id', '>', 100 + i)
-            .update({ body: 'none' }),
-          0
-        )
-        assert.deepEqual(
-          await db('notes')
-            .where({ id: 4 + i })
-            .update({ body: `r${i}` }, ['id', 'body']),
-          [{ id: 4 + i, body: `r${i}` }]
-        )
-        assert.equal(await db('notes').where('id', '>=', 4).del().where('body', `nothing ${i}`), 0)
-      }
-      assert.equal(await db('notes').where('id', '>=', 5).del(), 2)
-      assert.deepEqual(await db('notes').orderBy('id').pluck('body'), ['a', 'b', 'c', 'r0'])
-      // Five write statements (and two reads) of distinct texts, each prepared once.
-      assert.equal(new Set(prepared).size, prepared.length, `prepared again: ${prepared.join(' | ')}`)
-      assert.ok(prepared.some((sql) => /^insert into/.test(sql)))
-      assert.ok(prepared.some((sql) => /^update/.test(sql)))
-      assert.ok(prepared.some((sql) => /^delete from/.test(sql)))
-    } finally {
-      restore()
-    }
-  })
-
-  it('keeps no write that carries large values (SQLite holds the last values of a kept statement)', async () => {
-    const { prepared, restore } = await watchPrepare(db)
-    try {
-      const large = 'x'.repeat(100_000)
-      assert.equal(await db('notes').where({ id: 1 }).update({ body: large }), 1)
-      assert.equal(prepared.length, 0, 'the large update was kept')
-      assert.equal((await db('notes').where({ id: 1 }).first('body')).body.length, 100_000)
-      assert.equal(await db('notes').where({ id: 1 }).update({ body: 'small' }), 1)
-      assert.equal(prepared.filter((sql) => /^update/.test(sql)).length, 1)
-    } finally {
-      restore()
-    }
-  })
-
-  it('two queries of the same new text at once: one statement is kept, none is left open at the close', async () => {
-    await db.transaction(async (trx) => {
-      const ids = await Promise.all([trx('notes').insert({ body: 'x1' }), trx('notes').insert({ body: 'x2' })])
-      assert.deepEqual(ids.flat().sort(), [4, 5])
-      const rows = await Promise.all([
-        trx('notes').where('id', '>', 4).select('id'),
-        trx('notes').where('id', '>', 4).select('id')
-      ])
-      assert.deepEqual(rows, [[{ id: 5 }], [{ id: 5 }]])
+      assert.deepEqual(await db('notes').where({ id: 1 }).first('body'), { body: 'a' })
     })
-    await db.destroy()
-    // SQLite refuses to close a connection with a statement left unfinalized: its WAL would stay behind.
-    assert.equal(fs.existsSync(`${file}-wal`), false)
-    db = createKnex(`sqlite://${file}`)
-  })
 
-  it('a kept write that fails rolls back with its transaction, and the same statement works after', async () => {
-    await db.schema.alterTable('notes', (table) => table.unique(['body']))
-    await assert.rejects(
-      db.transaction(async (trx) => {
-        await trx('notes').insert({ body: 'd' })
-        await trx('notes').insert({ body: 'a' })
-      }),
-      /UNIQUE constraint failed/
-    )
-    assert.deepEqual(await db('notes').orderBy('id').pluck('body'), ['a', 'b', 'c'])
-    await assert.rejects(db('notes').where({ id: 2 }).update({ body: 'a' }), /UNIQUE constraint failed/)
-    assert.equal(await db('notes').where({ id: 2 }).update({ body: 'b2' }), 1)
-    assert.deepEqual(await db('notes').insert({ body: 'd' }), [4])
-    assert.deepEqual(await db('notes').orderBy('id').pluck('body'), ['a', 'b2', 'c', 'd'])
-  })
+    it("sees another connection's commit: a kept statement holds no snapshot", async () => {
+      assert.equal((await db('notes').where('id', '>', 0)).length, 3)
+      const other = createKnex(`sqlite://${file}`)
+      try {
+        await other('notes').insert({ body: 'd' })
+      } finally {
+        await other.destroy()
+      }
+      assert.equal((await db('notes').where('id', '>', 0)).length, 4)
+    })
 
-  it('a kept write through an FTS5 trigger leaves no lock behind for another connection', async () => {
-    await db.raw(
-      `create virtual table notes_fts using fts5(body, content='notes', content_rowid='id', tokenize='trigram')`
-    )
-    await db.raw(`create trigger notes_ai after insert on notes begin
+    it('fails like a one-off statement, and works again after', async () => {
+      await assert.rejects(db('notes').where('missing', 1), /no such column: missing/)
+      assert.deepEqual(await db.raw('select body from notes where id = ?', [1]), [{ body: 'a' }])
+    })
+
+    it("a kept write that met another connection's lock (SQLITE_BUSY) leaves the connection usable", async () => {
+      // Busy timeout and statement timeout alike (as in production), short.
+      const timed = createKnex(`sqlite://${file}`, {}, { statementTimeoutMs: 300 })
+      const other = createKnex(`sqlite://${file}`)
+      try {
+        const held = await other.transaction()
+        await held('notes').where({ id: 2 }).update({ body: 'held' })
+        await assert.rejects(
+          timed.raw('update notes set body = ? where id = ?', ['kept', 1]).options(KEEP_PREPARED),
+          /SQLITE_BUSY/
+        )
+        // A kept write knex built (stepped once, not to the end) too.
+        await assert.rejects(timed('notes').where({ id: 1 }).update({ body: 'built' }), /SQLITE_BUSY/)
+        await held.commit()
+        // Without a reset the failed statement stayed running: the late interrupt then failed every
+        // statement of the connection, and a transaction could not commit.
+        assert.deepEqual(await timed('notes').where({ id: 2 }).first('body'), { body: 'held' })
+        await timed.transaction((trx) => trx('notes').where({ id: 3 }).update({ body: 'c2' }))
+        await other('notes').where({ id: 3 }).update({ body: 'c3' })
+        await timed.raw('update notes set body = ? where id = ?', ['kept', 1]).options(KEEP_PREPARED)
+        assert.deepEqual(await other('notes').orderBy('id').pluck('body'), ['kept', 'held', 'c3'])
+      } finally {
+        await timed.destroy()
+        await other.destroy()
+      }
+    })
+
+    it('keeps writes prepared: one prepare for many runs, answers as a one-off write (lastID, changes, rows)', async () => {
+      const { prepared, restore } = await watchPrepare(db)
+      try {
+        for (let i = 0; i < 3; i++) {
+          assert.deepEqual(await db('notes').insert({ body: `n${i}` }), [4 + i])
+          assert.equal(
+            await db('notes')
+              .where({ id: 4 + i })
+              .update({ body: `u${i}` }),
+            1
+          )
+          assert.equal(
+            await db('notes')
+              .where('id', '>', 100 + i)
+              .update({ body: 'none' }),
+            0
+          )
+          assert.deepEqual(
+            await db('notes')
+              .where({ id: 4 + i })
+              .update({ body: `r${i}` }, ['id', 'body']),
+            [{ id: 4 + i, body: `r${i}` }]
+          )
+          assert.equal(await db('notes').where('id', '>=', 4).del().where('body', `nothing ${i}`), 0)
+        }
+        assert.equal(await db('notes').where('id', '>=', 5).del(), 2)
+        assert.deepEqual(await db('notes').orderBy('id').pluck('body'), ['a', 'b', 'c', 'r0'])
+        // Five write statements of distinct texts, each prepared once (the reads run on the read connections).
+        assert.equal(new Set(prepared).size, prepared.length, `prepared again: ${prepared.join(' | ')}`)
+        assert.ok(prepared.some((sql) => /^insert into/.test(sql)))
+        assert.ok(prepared.some((sql) => /^update/.test(sql)))
+        assert.ok(prepared.some((sql) => /^delete from/.test(sql)))
+      } finally {
+        restore()
+      }
+    })
+
+    it('keeps no write that carries large values (SQLite holds the last values of a kept statement)', async () => {
+      const { prepared, restore } = await watchPrepare(db)
+      try {
+        const large = 'x'.repeat(100_000)
+        assert.equal(await db('notes').where({ id: 1 }).update({ body: large }), 1)
+        assert.equal(prepared.length, 0, 'the large update was kept')
+        assert.equal((await db('notes').where({ id: 1 }).first('body')).body.length, 100_000)
+        assert.equal(await db('notes').where({ id: 1 }).update({ body: 'small' }), 1)
+        assert.equal(prepared.filter((sql) => /^update/.test(sql)).length, 1)
+      } finally {
+        restore()
+      }
+    })
+
+    it('two queries of the same new text at once: one statement is kept, none is left open at the close', async () => {
+      await db.transaction(async (trx) => {
+        const ids = await Promise.all([trx('notes').insert({ body: 'x1' }), trx('notes').insert({ body: 'x2' })])
+        assert.deepEqual(ids.flat().sort(), [4, 5])
+        const rows = await Promise.all([
+          trx('notes').where('id', '>', 4).select('id'),
+          trx('notes').where('id', '>', 4).select('id')
+        ])
+        assert.deepEqual(rows, [[{ id: 5 }], [{ id: 5 }]])
+      })
+      await db.destroy()
+      // SQLite refuses to close a connection with a statement left unfinalized: its WAL would stay behind.
+      assert.equal(fs.existsSync(`${file}-wal`), false)
+      db = createKnex(`sqlite://${file}`)
+    })
+
+    it('a kept write that fails rolls back with its transaction, and the same statement works after', async () => {
+      await db.schema.alterTable('notes', (table) => table.unique(['body']))
+      await assert.rejects(
+        db.transaction(async (trx) => {
+          await trx('notes').insert({ body: 'd' })
+          await trx('notes').insert({ body: 'a' })
+        }),
+        /UNIQUE constraint failed/
+      )
+      assert.deepEqual(await db('notes').orderBy('id').pluck('body'), ['a', 'b', 'c'])
+      await assert.rejects(db('notes').where({ id: 2 }).update({ body: 'a' }), /UNIQUE constraint failed/)
+      assert.equal(await db('notes').where({ id: 2 }).update({ body: 'b2' }), 1)
+      assert.deepEqual(await db('notes').insert({ body: 'd' }), [4])
+      assert.deepEqual(await db('notes').orderBy('id').pluck('body'), ['a', 'b2', 'c', 'd'])
+    })
+
+    it('a kept write through an FTS5 trigger leaves no lock behind for another connection', async () => {
+      await db.raw(
+        `create virtual table notes_fts using fts5(body, content='notes', content_rowid='id', tokenize='trigram')`
+      )
+      await db.raw(`create trigger notes_ai after insert on notes begin
       insert into notes_fts(rowid, body) values (new.id, new.body); end`)
-    await db.raw(`create trigger notes_au after update of body on notes begin
+      await db.raw(`create trigger notes_au after update of body on notes begin
       insert into notes_fts(notes_fts, rowid, body) values ('delete', old.id, old.body);
       insert into notes_fts(rowid, body) values (new.id, new.body); end`)
-    const other = createKnex(`sqlite://${file}`, {}, { statementTimeoutMs: 300 })
-    try {
-      for (let i = 0; i < 3; i++) {
-        await db.transaction(async (trx) => {
-          await trx('notes').insert({ body: `searchable ${i}` })
-          await trx('notes')
-            .where({ id: 1 })
-            .update({ body: `first ${i}` })
-        })
-        // BEGIN IMMEDIATE fails with SQLITE_BUSY after 300 ms if the kept write still held the lock.
-        await other.transaction((trx) =>
-          trx('notes')
-            .where({ id: 2 })
-            .update({ body: `other ${i}` })
+      const other = createKnex(`sqlite://${file}`, {}, { statementTimeoutMs: 300 })
+      try {
+        for (let i = 0; i < 3; i++) {
+          await db.transaction(async (trx) => {
+            await trx('notes').insert({ body: `searchable ${i}` })
+            await trx('notes')
+              .where({ id: 1 })
+              .update({ body: `first ${i}` })
+          })
+          // BEGIN IMMEDIATE fails with SQLITE_BUSY after 300 ms if the kept write still held the lock.
+          await other.transaction((trx) =>
+            trx('notes')
+              .where({ id: 2 })
+              .update({ body: `other ${i}` })
+          )
+        }
+        const found = await db.raw(`select rowid as id from notes_fts where notes_fts match ? order by rowid`, [
+          '"searchable"'
+        ])
+        assert.deepEqual(
+          found.map((row: { id: number }) => row.id),
+          [4, 5, 6]
         )
+        assert.deepEqual(await db.raw(`select rowid as id from notes_fts where notes_fts match '"first 2"'`), [
+          { id: 1 }
+        ])
+      } finally {
+        await other.destroy()
       }
-      const found = await db.raw(`select rowid as id from notes_fts where notes_fts match ? order by rowid`, [
-        '"searchable"'
-      ])
-      assert.deepEqual(
-        found.map((row: { id: number }) => row.id),
-        [4, 5, 6]
-      )
-      assert.deepEqual(await db.raw(`select rowid as id from notes_fts where notes_fts match '"first 2"'`), [{ id: 1 }])
-    } finally {
-      await other.destroy()
-    }
+    })
+
+    it('closes the database when the pool ends (no statement left open)', async () => {
+      await db('notes').where({ id: 1 }).first()
+      await db.destroy()
+      assert.equal(fs.existsSync(`${file}-shm`), false)
+      assert.equal(fs.existsSync(`${file}-wal`), false)
+      db = createKnex(`sqlite://${file}`)
+    })
   })
 
-  it('closes the database when the pool ends (no statement left open)', async () => {
-    await db('notes').where({ id: 1 }).first()
-    await db.destroy()
-    assert.equal(fs.existsSync(`${file}-shm`), false)
-    assert.equal(fs.existsSync(`${file}-wal`), false)
-    db = createKnex(`sqlite://${file}`)
+  /** Reads outside a transaction run on read connections of their own (`withReaders`). */
+  describe('read connections', () => {
+    it('a read answers while a write transaction is open, with what was committed; after the commit it sees the write', async () => {
+      const trx = await db.transaction()
+      try {
+        await trx('notes').insert({ body: 'd' })
+        assert.equal((await trx('notes').select('id')).length, 4, 'the transaction sees its own write')
+        const outside = await within(2000, db('notes').select('body').orderBy('id'), 'a read beside an open write')
+        assert.deepEqual(
+          outside.map((row: { body: string }) => row.body),
+          ['a', 'b', 'c'],
+          'no uncommitted row'
+        )
+        const raw = await within(2000, db.raw('select count(*) as n from notes'), 'a raw select beside an open write')
+        assert.deepEqual(raw, [{ n: 3 }])
+        await trx.commit()
+      } finally {
+        if (!trx.isCompleted()) await trx.rollback()
+      }
+      assert.deepEqual(
+        (await db('notes').select('body').orderBy('id')).map((row: { body: string }) => row.body),
+        ['a', 'b', 'c', 'd']
+      )
+    })
+
+    it('writes, raw statements that are not a plain select, and schema changes run on the writer', async () => {
+      // On a read connection each of these would fail: they are query_only.
+      await db.raw("with w as (select 'e' as body) insert into notes (body) select body from w")
+      await db('notes').where({ body: 'a' }).update({ body: 'A' })
+      await db.schema.alterTable('notes', (table) => table.text('tag'))
+      assert.deepEqual(
+        (await db('notes').select('body', 'tag').orderBy('id')).map((row: { body: string }) => row.body),
+        ['A', 'b', 'c', 'e']
+      )
+    })
+
+    it('the read connections refuse to write (query_only), so a statement judged wrongly fails loudly', async () => {
+      const readers = (db.client as unknown as { readers: Knex.Client }).readers
+      const connection = (await readers.acquireConnection()) as {
+        run: (sql: string, callback: (err: Error | null) => void) => void
+      }
+      try {
+        const error = await new Promise<Error | null>((resolve) =>
+          connection.run("insert into notes (body) values ('x')", resolve)
+        )
+        assert.match(String(error?.message), /readonly|read-only/i)
+      } finally {
+        await readers.releaseConnection(connection)
+      }
+      assert.equal((await db('notes').select('id')).length, 3)
+    })
+
+    it("reports reads in the instance's query events", async () => {
+      const seen: string[] = []
+      const listener = (query: { sql: string }) => seen.push(query.sql)
+      db.on('query', listener)
+      try {
+        await db('notes').where({ id: 1 }).first()
+        await db.raw('select count(*) from notes')
+      } finally {
+        db.off('query', listener)
+      }
+      assert.equal(seen.length, 2)
+      assert.match(seen[0], /^select .* from `notes`/)
+    })
+
+    it('a read past the statement timeout is interrupted; withoutStatementTimeout lifts the limit for reads too', async () => {
+      const timed = createKnex(`sqlite://${file}`, {}, { statementTimeoutMs: 300 })
+      try {
+        const slow =
+          'select count(*) as n from notes a, notes b, notes c, notes d, notes e, notes f, notes g where ? > 0'
+        await timed.raw(
+          "with recursive c(x) as (select 1 union all select x + 1 from c where x < 40) insert into notes (body) select 'n' || x from c"
+        )
+        const started = Date.now()
+        const error: any = await timed.raw(slow, [1]).then(
+          () => assert.fail('the read ran to its end'),
+          (e) => e
+        )
+        assert.equal(error.code, 'SQLITE_INTERRUPT')
+        assert.ok(Date.now() - started < 5000, `interrupted after ${Date.now() - started} ms`)
+        assert.deepEqual(await timed.raw('select count(*) as n from notes where ? > 0', [1]), [{ n: 43 }])
+        const quick = 'select count(*) as n from notes a, notes b, notes c where ? > 0'
+        assert.deepEqual(await withoutStatementTimeout(timed, (untimed) => untimed.raw(quick, [1])), [{ n: 43 ** 3 }])
+      } finally {
+        await timed.destroy()
+      }
+    })
+
+    it('an in-memory database keeps one connection: reads see the tables the writer made', async () => {
+      const memory = createKnex('sqlite://:memory:')
+      try {
+        await memory.schema.createTable('things', (table) => table.increments('id'))
+        await memory('things').insert({})
+        assert.equal((await memory('things').select('id')).length, 1)
+      } finally {
+        await memory.destroy()
+      }
+    })
+
+    it('closes every connection when the pool ends, the read connections included', async () => {
+      await Promise.all([db('notes').where({ id: 1 }).first(), db('notes').where({ id: 2 }).first()])
+      await db.destroy()
+      assert.equal(fs.existsSync(`${file}-shm`), false)
+      assert.equal(fs.existsSync(`${file}-wal`), false)
+      db = createKnex(`sqlite://${file}`)
+    })
   })
 })
 
