@@ -32,7 +32,9 @@ const Sqlite3Transaction: new (...args: unknown[]) => {
   query(conn: unknown, sql: string, status?: number, value?: unknown): Promise<unknown>
   trxClient: { query(conn: unknown, sql: string): Promise<unknown> }
   _rejecter(error: unknown): void
+  _resolver(value: unknown): void
   _completed: boolean
+  client: { query(conn: unknown, sql: string): Promise<unknown> }
 } = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction')
 
 /** The node-sqlite3 connection a pool hands to `afterCreate`. */
@@ -166,6 +168,7 @@ class ImmediateTransaction extends Sqlite3Transaction {
    * error the caller must see (the timeout, a 503) with a generic one (a 500).
    */
   query(conn: unknown, sql: string, status?: number, value?: unknown) {
+    if (status === 1 && /^COMMIT\b/i.test(sql)) return this.commitOrRollBack(conn, sql, value)
     if (status !== 2 || value === undefined || !/^ROLLBACK\b/i.test(sql)) return super.query(conn, sql, status, value)
     const rolledBack = this.trxClient.query(conn, sql).then(
       (res: unknown) => (this._rejecter(value), res),
@@ -174,6 +177,26 @@ class ImmediateTransaction extends Sqlite3Transaction {
     )
     this._completed = true
     return rolledBack
+  }
+
+  /**
+   * A COMMIT that fails (a deferred constraint, a full disk, an I/O error) leaves SQLite's
+   * transaction open, and knex would hand the connection back to the pool inside it: every later
+   * transaction on the one writer then failed with "cannot start a transaction within a
+   * transaction". It is rolled back first (through the client: the transaction is complete by
+   * then), and the transaction fails with the COMMIT's error.
+   */
+  private commitOrRollBack(conn: unknown, sql: string, value: unknown) {
+    const committed = this.trxClient.query(conn, sql).then(
+      (res: unknown) => (this._resolver(value), res),
+      (error: unknown) =>
+        this.client
+          .query(conn, 'ROLLBACK;')
+          .catch(() => undefined)
+          .then(() => this._rejecter(error))
+    )
+    this._completed = true
+    return committed
   }
 }
 

@@ -151,6 +151,21 @@ describe('SQLite', () => {
       }
     })
 
+    it('a COMMIT that fails is rolled back: the transaction fails with its error, and the next one commits', async () => {
+      await db.schema.alterTable('notes', (table) => table.integer('parent').references('id').inTable('notes'))
+      // A deferred foreign key fails at the COMMIT, which leaves SQLite's transaction open.
+      await assert.rejects(
+        db.transaction(async (trx) => {
+          await trx.raw('PRAGMA defer_foreign_keys = ON')
+          await trx('notes').insert({ body: 'orphan', parent: 999 })
+        }),
+        /FOREIGN KEY/
+      )
+      await db.transaction((trx) => trx('notes').insert({ body: 'after' }))
+      await db('notes').insert({ body: 'outside' })
+      assert.deepEqual(await db('notes').where('id', '>', 3).orderBy('id').pluck('body'), ['after', 'outside'])
+    })
+
     it('keeps no write that carries large values (SQLite holds the last values of a kept statement)', async () => {
       const { prepared, restore } = await watchPrepare(db)
       try {
