@@ -249,7 +249,7 @@ class Sqlite3ImmediateClient extends Sqlite3Client {
       statements = new PreparedStatements(connection)
       preparedStatements.set(connection, statements)
     }
-    const { rows, statement } = await statements.execute(obj.sql, obj.bindings!, runsOnce(obj) ? 'run' : 'all')
+    const { rows, statement } = await statements.execute(obj.sql, obj.bindings ?? [], runsOnce(obj) ? 'run' : 'all')
     obj.response = rows
     obj.context = statement
     return obj
@@ -311,13 +311,21 @@ const runsOnce = (obj: ClientQuery) =>
  */
 export const KEEP_PREPARED = { keepPrepared: true } as const
 
+/**
+ * The statements that open and close every write transaction: kept too (without bindings). Each
+ * one-off is a prepare and a run, then a finalize, on the pool thread, all while the transaction
+ * holds the only writer; kept, one hand-over each.
+ */
+const TRANSACTION_EDGES = new Set(['BEGIN IMMEDIATE;', 'COMMIT;'])
+
 const keepsStatement = (obj: ClientQuery) =>
-  Boolean(obj.sql) &&
-  Array.isArray(obj.bindings) &&
-  obj.bindings.length > 0 &&
-  (READ_METHODS.has(obj.method ?? '') ||
-    (WRITE_METHODS.has(obj.method ?? '') && boundBytes(obj.bindings) <= KEPT_WRITE_BYTES) ||
-    (obj.method === 'raw' && obj.options?.keepPrepared === true))
+  TRANSACTION_EDGES.has(obj.sql) ||
+  (Boolean(obj.sql) &&
+    Array.isArray(obj.bindings) &&
+    obj.bindings.length > 0 &&
+    (READ_METHODS.has(obj.method ?? '') ||
+      (WRITE_METHODS.has(obj.method ?? '') && boundBytes(obj.bindings) <= KEPT_WRITE_BYTES) ||
+      (obj.method === 'raw' && obj.options?.keepPrepared === true)))
 
 /**
  * A kept statement holds its last bound values until it runs again or is finalized (SQLite copies

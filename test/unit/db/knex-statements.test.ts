@@ -31,6 +31,17 @@ async function within<T>(ms: number, work: Promise<T>, what: string): Promise<T>
   }
 }
 
+/** A transaction whose COMMIT fails: a deferred foreign key (`notes.parent`) that points nowhere. */
+async function failAtCommit(db: Knex) {
+  await assert.rejects(
+    db.transaction(async (trx) => {
+      await trx.raw('PRAGMA defer_foreign_keys = ON')
+      await trx('notes').insert({ body: 'orphan', parent: 999 })
+    }),
+    /FOREIGN KEY/
+  )
+}
+
 /** SQLite connections (src/db/knex.ts); each test gets a file of its own with a table `notes` (a, b, c). */
 describe('SQLite', () => {
   let dir: string
@@ -154,16 +165,32 @@ describe('SQLite', () => {
     it('a COMMIT that fails is rolled back: the transaction fails with its error, and the next one commits', async () => {
       await db.schema.alterTable('notes', (table) => table.integer('parent').references('id').inTable('notes'))
       // A deferred foreign key fails at the COMMIT, which leaves SQLite's transaction open.
-      await assert.rejects(
-        db.transaction(async (trx) => {
-          await trx.raw('PRAGMA defer_foreign_keys = ON')
-          await trx('notes').insert({ body: 'orphan', parent: 999 })
-        }),
-        /FOREIGN KEY/
-      )
+      await failAtCommit(db)
       await db.transaction((trx) => trx('notes').insert({ body: 'after' }))
       await db('notes').insert({ body: 'outside' })
       assert.deepEqual(await db('notes').where('id', '>', 3).orderBy('id').pluck('body'), ['after', 'outside'])
+    })
+
+    it("keeps a write transaction's BEGIN IMMEDIATE and COMMIT prepared, through rollbacks and failed commits", async () => {
+      const { prepared, restore } = await watchPrepare(db)
+      try {
+        await db.schema.alterTable('notes', (table) => table.integer('parent').references('id').inTable('notes'))
+        for (let i = 0; i < 3; i++) await db.transaction((trx) => trx('notes').insert({ body: `t${i}` }))
+        await assert.rejects(
+          db.transaction(async (trx) => {
+            await trx('notes').insert({ body: 'rolled back' })
+            throw new Error('refused')
+          }),
+          /refused/
+        )
+        await failAtCommit(db)
+        await db.transaction((trx) => trx('notes').insert({ body: 'after' }))
+        assert.deepEqual(await db('notes').where('id', '>', 3).orderBy('id').pluck('body'), ['t0', 't1', 't2', 'after'])
+        assert.equal(prepared.filter((sql) => sql === 'BEGIN IMMEDIATE;').length, 1, prepared.join(' | '))
+        assert.equal(prepared.filter((sql) => sql === 'COMMIT;').length, 1, prepared.join(' | '))
+      } finally {
+        restore()
+      }
     })
 
     it('keeps no write that carries large values (SQLite holds the last values of a kept statement)', async () => {
