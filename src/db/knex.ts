@@ -267,6 +267,8 @@ const preparedStatements = new WeakMap<PreparingConnection, PreparedStatements>(
 interface RunnerBuilder {
   /** A connection the caller chose (`.connection()`): never rerouted. */
   _connection?: unknown
+  /** What `.options()` set, one object per call. */
+  _options?: { onWriter?: boolean }[]
   /** The query builder's method (`select`, `first`, `pluck`, `insert`, …); a raw statement has none. */
   _method?: string
   /** A raw statement's text. */
@@ -279,9 +281,11 @@ interface RunnerBuilder {
  * wrongly fails loudly: the read connections are `query_only`.
  */
 const readsOnly = (builder: RunnerBuilder) =>
-  builder._method !== undefined
-    ? READ_METHODS.has(builder._method)
-    : typeof builder.sql === 'string' && /^\s*select\b/i.test(builder.sql) && !/;\s*\S/.test(builder.sql)
+  builder._options?.some((options) => options.onWriter === true)
+    ? false
+    : builder._method !== undefined
+      ? READ_METHODS.has(builder._method)
+      : typeof builder.sql === 'string' && /^\s*select\b/i.test(builder.sql) && !/;\s*\S/.test(builder.sql)
 
 /**
  * The queries knex builds, with bindings: the statements a request runs again and again. Reads
@@ -310,6 +314,14 @@ const runsOnce = (obj: ClientQuery) =>
  * COMMIT or another connection could wait for. Only for plain tables: not for FTS5 (above).
  */
 export const KEEP_PREPARED = { keepPrepared: true } as const
+
+/**
+ * `.options(ON_WRITER)` runs a read on SQLite's writer connection instead of a read connection:
+ * for a read whose answer must wait for the write transactions queued before it (and the
+ * statements their requests run after them), as every read did on the one connection. No effect
+ * on PostgreSQL.
+ */
+export const ON_WRITER = { onWriter: true } as const
 
 /**
  * The statements that open and close every write transaction: kept too (without bindings). Each

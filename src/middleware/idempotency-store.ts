@@ -1,5 +1,6 @@
 import crypto from 'node:crypto'
 import type { Knex } from 'knex'
+import { ON_WRITER } from '../db/knex'
 
 /** Whose key: every row and every look-up is scoped by all three (another key's same string is another key). */
 export interface KeyScope {
@@ -68,9 +69,19 @@ export class IdempotencyStore {
     private readonly pg: boolean
   ) {}
 
-  /** The completed request stored under the key, unless it is older than `cutoff`. */
+  /**
+   * The completed request stored under the key, unless it is older than `cutoff`. On SQLite it is
+   * read on the writer's connection: a repeat sent while the first request runs then queues behind
+   * its transaction and, when that one is refused, behind the refusal stored after its rollback,
+   * and replays it (on a read connection it saw nothing yet, claimed the key in the gap and ran
+   * the write again; found by a review). PostgreSQL answers such a repeat 409 (the advisory lock).
+   */
   async find(scope: KeyScope, cutoff: string): Promise<StoredRequest | undefined> {
-    const row: Row | undefined = await this.knex(TABLE).where(scope).andWhere('createdAt', '>=', cutoff).first()
+    const row: Row | undefined = await this.knex(TABLE)
+      .where(scope)
+      .andWhere('createdAt', '>=', cutoff)
+      .first()
+      .options(ON_WRITER)
     if (!row || row.status === null) return undefined
     return {
       method: row.method,

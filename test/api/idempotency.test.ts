@@ -11,6 +11,7 @@ import { HttpClient, HttpResponse } from '../support/http'
 import { FaultInjector } from '../support/fault-injection'
 import { startServe, stopProcess } from '../support/cli'
 import { eventually, until } from '../support/wait'
+import { Conflict } from '@feathersjs/errors'
 import { createApiKey } from '../../src/auth/api-keys'
 import { createApp, ConfigOverrides } from '../../src/app'
 import type { Application } from '../../src/declarations'
@@ -317,6 +318,44 @@ forEachDatabase('Idempotency-Key (CONTRACT §13.4)', (suite) => {
     assert.equal(again.status, 200)
     assert.equal(replayed(again), 'true')
     assert.equal(again.text, done.text)
+  })
+
+  it('runs a key once when its first request is refused while a repeat waits: the repeat gets the refusal (SQLite) or 409 in flight (PostgreSQL)', async () => {
+    const server = suite.server()
+    const marker = `Refused once ${randomUUID()}`
+    let runs = 0
+    // A create of this name is slow, and refused on its first run only (a state that has gone by the second).
+    server.app.service('v1/customers').hooks({
+      before: {
+        create: [
+          async (context: { data?: { companyName?: string } }) => {
+            if (context.data?.companyName !== marker) return
+            const run = ++runs
+            await new Promise((resolve) => setTimeout(resolve, 300))
+            if (run === 1) throw new Conflict('refused on its first run')
+          }
+        ]
+      }
+    })
+    const key = newKey()
+    const first = a.api.post('/v1/customers', { companyName: marker }, keyed(key))
+    await until(() => runs === 1)
+    const repeat = await a.api.post('/v1/customers', { companyName: marker }, keyed(key))
+    const refused = await first
+    assert.equal(refused.status, 409)
+    if (suite.db.name === 'postgres') {
+      assert.equal(repeat.status, 409)
+      assert.equal(repeat.body.data.reason, 'idempotency-in-flight')
+    } else {
+      assert.equal(repeat.status, 409, repeat.text)
+      assert.equal(replayed(repeat), 'true')
+      assert.equal(repeat.text, refused.text)
+    }
+    assert.equal(runs, 1, 'the write ran once')
+    assert.equal(await customersNamed(a, marker), 0)
+    const later = await a.api.post('/v1/customers', { companyName: marker }, keyed(key))
+    assert.equal(replayed(later), 'true')
+    assert.equal(later.text, refused.text)
   })
 
   it('stores no 5xx: when storing the response fails the write rolls back with it, and a retry runs again', async () => {
