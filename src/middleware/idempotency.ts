@@ -200,6 +200,9 @@ export const idempotentWrite = (app: Application, store: IdempotencyStore) => {
       await store.complete(trx, claim.id, responseOf(context))
       await journal.commit(app, trx)
       await trx.commit()
+      // knex's `commit()` resolves even when the COMMIT failed (a deferred constraint, a full disk):
+      // only the transaction's own promise tells, and a write that did not commit must not answer 2xx.
+      await trx.executionPromise
     } catch (error) {
       if (!trx.isCompleted()) await rollback()
       const refusal = toApiError(error, context.method, context.params.query)

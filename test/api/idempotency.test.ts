@@ -358,6 +358,43 @@ forEachDatabase('Idempotency-Key (CONTRACT §13.4)', (suite) => {
     assert.equal(later.text, refused.text)
   })
 
+  it('answers a keyed write whose COMMIT fails with a 5xx, stores neither the write nor the key, and runs a retry', async () => {
+    const server = suite.server()
+    const client = server.knex.client as { query: (connection: unknown, query: unknown) => Promise<unknown> }
+    const proto = Object.getPrototypeOf(client)
+    const own = Object.hasOwn(proto, 'query')
+    const query = proto.query
+    let failed = 0
+    // The COMMIT fails as each database fails it (a full disk, a deferred constraint): PostgreSQL
+    // ends the transaction itself, SQLite leaves it open.
+    proto.query = function (this: unknown, connection: unknown, sql: string | { sql: string }) {
+      if ((typeof sql === 'string' ? sql : sql.sql) !== 'COMMIT;' || failed > 0)
+        return query.call(this, connection, sql)
+      failed++
+      const error = Object.assign(new Error('injected: the COMMIT failed'), { code: 'SQLITE_FULL' })
+      return suite.db.name === 'postgres'
+        ? query.call(this, connection, 'ROLLBACK;').then(() => Promise.reject(error))
+        : Promise.reject(error)
+    }
+    const key = newKey()
+    const name = `Commit fails ${key}`
+    let answer: HttpResponse
+    try {
+      answer = await a.api.post('/v1/customers', { companyName: name }, keyed(key))
+    } finally {
+      if (own) proto.query = query
+      else delete proto.query
+    }
+    assert.equal(failed, 1)
+    assert.ok(answer.status >= 500, `answered ${answer.status}: ${answer.text}`)
+    assert.equal(await customersNamed(a, name), 0)
+    assert.equal(await storedRows(key), 0)
+    const retried = await a.api.post('/v1/customers', { companyName: name }, keyed(key))
+    assert.equal(retried.status, 201)
+    assert.equal(replayed(retried), null)
+    assert.equal(await customersNamed(a, name), 1)
+  })
+
   it('stores no 5xx: when storing the response fails the write rolls back with it, and a retry runs again', async () => {
     const server = suite.server()
     const injector = new FaultInjector(server.knex)
