@@ -377,6 +377,41 @@ describe('SQLite', () => {
       }
     })
 
+    it('keeps the WAL bounded while long reads overlap without a pause: past the limit reads move to the writer', async function () {
+      this.timeout(120_000)
+      const limitBytes = 2 * 1024 * 1024
+      const guarded = createKnex(`sqlite://${file}`, {}, { statementTimeoutMs: 0 }, { walLimitBytes: limitBytes })
+      const walBytes = () => (fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0)
+      let stop = false
+      try {
+        await guarded.schema.createTable('pairs', (table) => {
+          table.increments('id')
+          table.integer('n')
+        })
+        for (let i = 0; i < 40; i++) await guarded('pairs').insert(Array.from({ length: 100 }, (_, n) => ({ n })))
+        // A read of some tens of milliseconds; two of them in turn keep a snapshot open at every moment.
+        const longRead = () => guarded('pairs as a').join('pairs as b', 'a.n', 'b.n').count({ c: '*' }).first()
+        const reading = async (delayMs: number) => {
+          await new Promise((resolve) => setTimeout(resolve, delayMs))
+          while (!stop) await longRead()
+        }
+        const readers = [reading(0), reading(15)]
+        const body = 'x'.repeat(4000)
+        let largest = 0
+        for (let i = 0; i < 1000; i++) {
+          await guarded.transaction((trx) => trx('notes').insert({ body }))
+          if (i % 25 === 0) largest = Math.max(largest, walBytes())
+        }
+        stop = true
+        await Promise.all(readers)
+        assert.ok(largest < 3 * limitBytes, `the WAL reached ${largest} bytes (limit ${limitBytes})`)
+        assert.equal(Number((await guarded('notes').count({ n: '*' }).first())!.n), 1003)
+      } finally {
+        stop = true
+        await guarded.destroy()
+      }
+    })
+
     it('an in-memory database keeps one connection: reads see the tables the writer made', async () => {
       const memory = createKnex('sqlite://:memory:')
       try {
