@@ -21,6 +21,7 @@ import { measureCarryChain, CarryChainResult } from './carry-chain'
 import { summarizeProfile } from './profile-summary'
 import { evaluateTargets, printRun, printScaling, printTargets, Scaling, scalingOf } from './report'
 import { Plan, queryPlans } from './plans'
+import { DashboardRound, measureDashboardDuringWrites, printDashboardDuringWrites } from './dashboard-during-writes'
 
 const HELP = `npm run bench -- [options]
 
@@ -35,7 +36,8 @@ with the service ÷ platform ratios and the targets of issue #22.
   --connections 50     autocannon connections           --duration 10   seconds of each measured round
   --warmup 3           seconds of warm-up before a side's first round
   --rounds 2           measured rounds per side and scenario (in pairs: P S S P)
-  --only a,b           these scenarios only (and the carry chain only if one of them is carry-chain)
+  --only a,b           these scenarios only (and the carry chain only if one of them is carry-chain,
+                       the dashboard during writes only if one is dashboard-during-writes)
   --no-scale           skip the lists-at-scale check (1M vs 10k rows)
   --before-root DIR    also serve a "before" checkout (e.g. a git worktree of an earlier commit with
                        node_modules linked) in the same rounds, and report before → after
@@ -82,6 +84,9 @@ const settings = {
   workers: args.workers!.split(',').map(Number)
 }
 const log = (line: string) => process.stdout.write(line + '\n')
+/** The dashboard-during-writes measurement runs in a full run and when `--only` names it. */
+const wantsDashboard = () => !args.only || args.only.split(',').includes(DASHBOARD)
+const DASHBOARD = 'dashboard-during-writes'
 
 export interface Measurement {
   requestsPerSecond: number
@@ -121,6 +126,8 @@ export interface ScenarioResult {
 export interface RunResult {
   workers: number
   scenarios: ScenarioResult[]
+  /** bench/dashboard-during-writes.ts, when chosen (always without `--only`). */
+  dashboardDuringWrites?: DashboardRound[]
 }
 
 export interface EngineResult {
@@ -368,7 +375,17 @@ async function runWorkers(
           )
       }
     }
-    return { workers, scenarios: results }
+    const run: RunResult = { workers, scenarios: results }
+    if (wantsDashboard()) {
+      run.dashboardDuringWrites = await measureDashboardDuringWrites(
+        before ? [service, before] : [service],
+        seed,
+        next,
+        settings.rounds
+      )
+      printDashboardDuringWrites(engine, run.dashboardDuringWrites, log)
+    }
+    return run
   } finally {
     await Promise.all([service, platform, ...others].map((t) => t.stop()))
   }
