@@ -674,6 +674,8 @@ interface EntryFlags {
   multiDay: Set<Day>
 }
 
+const noFlags = (): EntryFlags => ({ open: new Set(), multiDay: new Set() })
+
 /** pg's statement name of `entryFlags`' read (its text is the same for every run on PostgreSQL). */
 const ENTRY_FLAGS = { name: 'crewclock_entry_flags' }
 
@@ -690,7 +692,7 @@ async function entryFlags(
   runs: [Day, Day][],
   zone: string
 ): Promise<EntryFlags> {
-  const flags: EntryFlags = { open: new Set(), multiDay: new Set() }
+  const flags = noFlags()
   for (const piece of flagPieces(runs)) {
     const rows: Row[] = await flagsQuery(trx, user, piece, zone).select('startsAt', 'endsAt').options(ENTRY_FLAGS)
     addFlags(flags, rows, zone)
@@ -762,7 +764,7 @@ async function flaggedInputs(
       )
     )
   const rows: Row[] = await namedByText(trx, 'inputs and flags', query)
-  const flags: EntryFlags = { open: new Set(), multiDay: new Set() }
+  const flags = noFlags()
   addFlags(
     flags,
     rows.filter((row) => row.kind === 'flag'),
