@@ -251,22 +251,15 @@ forEachDatabase('time-sheet-days', (suite) => {
     await f.entry(a, types, userId, '2026-11-16T13:00:00+01:00', '2026-11-16T14:00:00+01:00')
     assert.equal((await a.api.get(`/v1/time-sheet-days/${day.id}`)).body.duration, 300)
     await patch(day.id, { status: 'approved' })
-    const refused = await a.api.post('/v1/time-entries', {
-      typeId: types.work,
-      userId,
-      startsAt: '2026-11-16T15:00:00+01:00',
-      endsAt: '2026-11-16T16:00:00+01:00'
-    })
+    // Posted directly: f.entry expects a 201.
+    const postEntry = (startsAt: string, endsAt: string) =>
+      a.api.post('/v1/time-entries', { typeId: types.work, userId, startsAt, endsAt })
+    const refused = await postEntry('2026-11-16T15:00:00+01:00', '2026-11-16T16:00:00+01:00')
     assert.equal(refused.status, 409, refused.text)
     assert.deepEqual(refused.body.data.days, ['2026-11-16'])
     // An entry that also overlaps one of the approved day is refused for the day first (one
     // statement reads both; the day's refusal is the one to act on).
-    const both = await a.api.post('/v1/time-entries', {
-      typeId: types.work,
-      userId,
-      startsAt: '2026-11-16T11:00:00+01:00',
-      endsAt: '2026-11-16T12:30:00+01:00'
-    })
+    const both = await postEntry('2026-11-16T11:00:00+01:00', '2026-11-16T12:30:00+01:00')
     assert.equal(both.status, 409, both.text)
     assert.deepEqual([both.body.data.reason, both.body.data.days], ['day-approved', ['2026-11-16']])
     assert.equal(
