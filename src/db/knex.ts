@@ -161,7 +161,7 @@ class PreparedStatements {
  * processes on one file (WEB_CONCURRENCY > 1), a transaction that reads first and writes later
  * fails with SQLITE_BUSY (a 503) as soon as another process has committed in between: its
  * snapshot is stale and waiting cannot help. One that starts as a writer waits for the lock
- * (busy_timeout) instead. In one process the single pooled connection already runs one
+ * (busy_timeout) instead. In one process the one writing connection already runs one
  * transaction at a time, so nothing changes there.
  */
 class ImmediateTransaction extends Sqlite3Transaction {
