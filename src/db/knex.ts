@@ -232,14 +232,7 @@ class Sqlite3ImmediateClient extends Sqlite3Client {
    */
   runner(builder: RunnerBuilder) {
     const runner = super.runner(builder) as { client: unknown }
-    if (
-      this.readers &&
-      !this.transacting &&
-      !builder._connection &&
-      !this.config.walGuard?.tooLong &&
-      readsOnly(builder)
-    )
-      runner.client = this.readers
+    if (onReaders(this, builder) && !this.config.walGuard?.tooLong) runner.client = this.readers
     return runner
   }
 
@@ -283,7 +276,7 @@ interface RunnerBuilder {
   /** A connection the caller chose (`.connection()`): never rerouted. */
   _connection?: unknown
   /** What `.options()` set, one object per call. */
-  _options?: { onWriter?: boolean }[]
+  _options?: { onWriter?: boolean; onReader?: boolean }[]
   /** The query builder's method (`select`, `first`, `pluck`, `insert`, …); a raw statement has none. */
   _method?: string
   /** A raw statement's text. */
@@ -298,9 +291,17 @@ interface RunnerBuilder {
 const readsOnly = (builder: RunnerBuilder) =>
   builder._options?.some((options) => options.onWriter === true)
     ? false
-    : builder._method !== undefined
-      ? READ_METHODS.has(builder._method)
-      : typeof builder.sql === 'string' && /^\s*select\b/i.test(builder.sql) && !/;\s*\S/.test(builder.sql)
+    : builder._options?.some((options) => options.onReader === true)
+      ? true
+      : builder._method !== undefined
+        ? READ_METHODS.has(builder._method)
+        : typeof builder.sql === 'string' && /^\s*select\b/i.test(builder.sql) && !/;\s*\S/.test(builder.sql)
+
+/** Whether `client` has read connections and `builder` is a read outside a transaction that chose no connection. */
+const onReaders = (client: { readers?: unknown; transacting?: boolean }, builder: RunnerBuilder) =>
+  client.readers !== undefined && !client.transacting && !builder._connection && readsOnly(builder)
+
+const markedReader = (builder: RunnerBuilder) => builder._options?.some((options) => options.onReader === true) === true
 
 /**
  * The queries knex builds, with bindings: the statements a request runs again and again. Reads
@@ -333,10 +334,18 @@ export const KEEP_PREPARED = { keepPrepared: true } as const
 /**
  * `.options(ON_WRITER)` runs a read on SQLite's writer connection instead of a read connection:
  * for a read whose answer must wait for the write transactions queued before it (and the
- * statements their requests run after them), as every read did on the one connection. No effect
- * on PostgreSQL.
+ * statements their requests run after them), as every read did on the one connection. On
+ * PostgreSQL it keeps a read on the main pool instead of the read pool.
  */
 export const ON_WRITER = { onWriter: true } as const
+
+/**
+ * `.options(ON_READER)` runs a raw statement outside a transaction on the read connections
+ * (SQLite) or the read pool (PostgreSQL), as a query builder's read runs: for a raw statement
+ * that reads only, though it is not one plain `select` (the event log's horizon: a `with` that
+ * takes a lock for the statement and reads a sequence). Those connections refuse to write.
+ */
+export const ON_READER = { onReader: true } as const
 
 /**
  * The statements that open and close every write transaction: kept too (without bindings). Each
@@ -391,7 +400,12 @@ export const isStalePlan = (error: unknown) => {
 
 // knex's PostgreSQL client class (no typings for dialect internals).
 const PgClient: new (config: Knex.Config) => {
+  config: Knex.Config
   _query(connection: PgConnection, obj: unknown): Promise<unknown>
+  runner(builder: unknown): unknown
+  destroy(callback?: (err?: unknown) => void): Promise<void>
+  on(event: string, listener: (...args: unknown[]) => void): unknown
+  emit(event: string, ...args: unknown[]): boolean
 } = require('knex/lib/dialects/postgres')
 
 /**
@@ -403,8 +417,30 @@ const PgClient: new (config: Knex.Config) => {
 function guardedPgClient(guarded: (query: PgQuery) => PgQuery) {
   const query = guarded(PgClient.prototype._query)
   return class GuardedPgClient extends PgClient {
+    /** The client of the read pool (the main pool's only), see `withPgReaders`. */
+    readers?: GuardedPgClient
+    /** Set on a transaction's client by knex. */
+    transacting?: boolean
+
     _query(connection: PgConnection, obj: unknown) {
       return query.call(this, connection, obj)
+    }
+
+    /**
+     * A query builder's read outside a transaction runs on the read pool. Raw statements stay
+     * on the main pool unless marked `ON_READER`: some are reads only in name (`select setval(…)`,
+     * `select pg_notify(…)`, advisory locks held by a session).
+     */
+    runner(builder: RunnerBuilder) {
+      const runner = super.runner(builder) as { client: unknown }
+      if (onReaders(this, builder) && (builder._method !== undefined || markedReader(builder)))
+        runner.client = this.readers
+      return runner
+    }
+
+    async destroy(callback?: (err?: unknown) => void) {
+      await this.readers?.destroy()
+      return super.destroy(callback)
     }
   }
 }
@@ -620,12 +656,13 @@ export function createKnex(
   const statementTimeoutMs = timeouts.statementTimeoutMs ?? DEFAULT_TIMEOUTS.statementTimeoutMs
   const acquireConnectionTimeout = timeouts.acquireTimeoutMs ?? DEFAULT_TIMEOUTS.acquireTimeoutMs
   if (client === 'pg') {
-    const db = knex({
+    const session = utcSession(url)
+    const config = {
       client: guardedPgClient(pgQueryGuards(statementTimeoutMs)) as unknown as typeof Knex.Client,
       // Sent in the startup packet, so every pooled session has them without an extra round trip.
       // A statement that waits for a lock counts its wait: statement_timeout also bounds lock waits.
       connection: {
-        ...utcSession(url),
+        ...session,
         ...(statementTimeoutMs > 0
           ? {
               statement_timeout: statementTimeoutMs,
@@ -633,12 +670,19 @@ export function createKnex(
             }
           : {})
       } as Knex.PgConnectionConfig,
-      pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
       acquireConnectionTimeout,
       ...caseMapping,
       ...placeholdersInErrors
-    })
+    }
+    const max = pool.max ?? 10
+    const db = knex({ ...config, pool: { min: pool.min ?? 0, max } })
     db.client.config.client = 'pg'
+    withPgReaders(db.client as unknown as GuardedPgClient, {
+      ...config,
+      // A statement judged a read wrongly fails loudly instead of writing.
+      connection: { ...config.connection, options: `${session.options} -c default_transaction_read_only=on` },
+      pool: { min: 0, max: pgReaderCount(max) }
+    })
     return db
   }
   const filename = sqliteFilename(url)
@@ -760,6 +804,35 @@ function withReaders(writer: Sqlite3ImmediateClient, config: Knex.Config) {
   for (const event of ['start', 'query', 'query-error', 'query-response'])
     readers.on(event, (...args: unknown[]) => writer.emit(event, ...args))
   writer.readers = readers
+}
+
+type GuardedPgClient = InstanceType<ReturnType<typeof guardedPgClient>>
+
+/**
+ * Connections of a PostgreSQL read pool beside a main pool of `max`: half as many (at least one).
+ * Reads are short (a page of a list, a row, a key); long ones (a substring search) take at most
+ * these, never the writers' connections.
+ */
+export const pgReaderCount = (max: number) => Math.max(1, Math.ceil(max / 2))
+
+/**
+ * Gives a PostgreSQL pool a read pool of its own. Every connection of the main pool can be taken
+ * by write transactions (a burst of clock-ins at 7:00: forty clients posting against ten
+ * connections), and a read outside a transaction then queued behind all of them in the pool's
+ * line: a dashboard's lists went from milliseconds to seconds while the writes lasted. On the
+ * read pool they wait for reads only. A read sees what was committed before it began (READ
+ * COMMITTED takes a snapshot per statement, on any connection), so it sees a request's own
+ * committed write as it did from the main pool; a transaction reads its own rows on its own
+ * connection. The sessions are read-only (`default_transaction_read_only`). Its queries' events
+ * are the main pool's, so `knex.on('query')` hears them all.
+ */
+function withPgReaders(main: GuardedPgClient, config: Knex.Config) {
+  const Client = main.constructor as new (config: Knex.Config) => GuardedPgClient
+  const readers = new Client(config)
+  readers.config.client = 'pg'
+  for (const event of ['start', 'query', 'query-error', 'query-response'])
+    readers.on(event, (...args: unknown[]) => main.emit(event, ...args))
+  main.readers = readers
 }
 
 /**

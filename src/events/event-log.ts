@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import { KEEP_PREPARED } from '../db/knex'
+import { KEEP_PREPARED, ON_READER } from '../db/knex'
 
 /**
  * The event log (CONTRACT §13.1): one row per record a write created, changed or removed, appended
@@ -223,7 +223,8 @@ export async function logHorizon(db: Knex, companyId: number): Promise<number | 
   const { horizons } = stateOf(db)
   try {
     // The time-out is set first (the lock reads its CTE's row), and only for this statement.
-    const { rows } = await db.raw(horizonStatement(true), [`${HORIZON_WAIT_MS}ms`, companyId])
+    // On the read pool: a reader's horizon does not queue behind a burst of writes for a connection.
+    const { rows } = await db.raw(horizonStatement(true), [`${HORIZON_WAIT_MS}ms`, companyId]).options(ON_READER)
     const horizon = Number(rows[0].last_value)
     if (horizon > (horizons.get(companyId) ?? 0)) horizons.set(companyId, horizon)
     return horizon
@@ -246,6 +247,7 @@ function checkedSequence(db: Knex): Promise<void> {
   if (!state.sequenceChecked) {
     const checked = db
       .raw(`select seqcache from pg_sequence where seqrelid = '${EVENT_TABLE}_id_seq'::regclass`)
+      .options(ON_READER)
       .then(({ rows }: { rows: { seqcache: number | string }[] }) => {
         if (Number(rows[0]?.seqcache ?? 1) > 1)
           throw new Error(

@@ -74,7 +74,8 @@ export class IdempotencyStore {
    * read on the writer's connection: a repeat sent while the first request runs then queues behind
    * its transaction and, when that one is refused, behind the refusal stored after its rollback,
    * and replays it (on a read connection it saw nothing yet, claimed the key in the gap and ran
-   * the write again; found by a review). PostgreSQL answers such a repeat 409 (the advisory lock).
+   * the write again; found by a review). PostgreSQL answers such a repeat 409 (the advisory lock);
+   * there the look-up runs on the main pool, whose line the write joins next anyway.
    */
   async find(scope: KeyScope, cutoff: string): Promise<StoredRequest | undefined> {
     const row: Row | undefined = await this.knex(TABLE)

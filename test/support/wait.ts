@@ -14,3 +14,16 @@ export async function eventually<T>(probe: () => Promise<T>, holds: (value: T) =
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
+
+/** Fails when `work` has not settled within `ms`: for a read that would hang queued behind writes instead of answering. */
+export async function within<T>(ms: number, work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}

@@ -3,7 +3,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { createKnex, KEEP_PREPARED, withoutStatementTimeout } from '../../../src/db/knex'
+import { createKnex, KEEP_PREPARED, ON_READER, ON_WRITER, withoutStatementTimeout } from '../../../src/db/knex'
+import { within } from '../../support/wait'
 
 /** Records the SQL of every statement the pool's one SQLite connection prepares, until `restore`. */
 async function watchPrepare(db: Knex) {
@@ -16,19 +17,6 @@ async function watchPrepare(db: Knex) {
     return prepare.call(this, sql, ...rest)
   }
   return { prepared, restore: () => void (connection.prepare = prepare) }
-}
-
-/** Fails when `work` has not settled within `ms`: a read that queues behind a write would hang instead. */
-async function within<T>(ms: number, work: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)
-  })
-  try {
-    return await Promise.race([work, late])
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 /** A transaction whose COMMIT fails: a deferred foreign key (`notes.parent`) that points nowhere. */
@@ -322,6 +310,13 @@ describe('SQLite', () => {
         (await db('notes').select('body', 'tag').orderBy('id')).map((row: { body: string }) => row.body),
         ['A', 'b', 'c', 'e']
       )
+    })
+
+    it('a raw statement marked ON_READER runs on a read connection, ON_WRITER keeps a read on the writer', async () => {
+      const queryOnly = 'with q as (select query_only from pragma_query_only) select query_only as q from q'
+      assert.deepEqual(await db.raw(queryOnly), [{ q: 0 }], 'a raw with stays on the writer')
+      assert.deepEqual(await db.raw(queryOnly).options(ON_READER), [{ q: 1 }])
+      assert.deepEqual(await db.raw('select query_only as q from pragma_query_only').options(ON_WRITER), [{ q: 0 }])
     })
 
     it('the read connections refuse to write (query_only), so a statement judged wrongly fails loudly', async () => {
