@@ -105,7 +105,10 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
       return
     }
     if (ctx.path === '/ready') {
+      // Both ways a request reaches the database: a raw statement on the main pool, a read on the
+      // read connections (or the main pool when those are all taken and it has room).
       await knex.raw('select 1')
+      await knex.first(knex.raw('1 as ready'))
       // Without Redis HTTP still serves and sockets still get every event (from the log's poll, later):
       // the instance stays ready, realtime says it is degraded.
       ctx.body = { status: 'ready', realtime: bus.connected ? 'ok' : 'degraded' }

@@ -232,7 +232,7 @@ class Sqlite3ImmediateClient extends Sqlite3Client {
    */
   runner(builder: RunnerBuilder) {
     const runner = super.runner(builder) as { client: unknown }
-    if (onReaders(this, builder) && !this.config.walGuard?.tooLong) runner.client = this.readers
+    if (onReaders(this, builder) && !this.config.walGuard?.tooLong) runner.client = readerFor(this)
     return runner
   }
 
@@ -300,6 +300,32 @@ const readsOnly = (builder: RunnerBuilder) =>
 /** Whether `client` has read connections and `builder` is a read outside a transaction that chose no connection. */
 const onReaders = (client: { readers?: unknown; transacting?: boolean }, builder: RunnerBuilder) =>
   client.readers !== undefined && !client.transacting && !builder._connection && readsOnly(builder)
+
+/** What routing asks of a knex pool (tarn's). */
+interface PoolLoad {
+  numUsed(): number
+  numFree(): number
+  numPendingAcquires(): number
+  numPendingCreates(): number
+  max: number
+}
+
+/** Whether `client`'s pool would hand out a connection now: nobody waits, and one is free or may be opened. */
+const hasRoom = ({ pool }: { pool?: PoolLoad }) =>
+  !pool ||
+  (pool.numPendingAcquires() === 0 && (pool.numFree() > 0 || pool.numUsed() + pool.numPendingCreates() < pool.max))
+
+/**
+ * The client a read outside a transaction runs on: the read connections, unless every one of them
+ * is taken (long reads, a substring search of a frequent word on each) while the main pool would
+ * answer at once. Without that, a few long reads made every request wait whose key was not in
+ * the key cache, writes included, though the writing connections were idle (found by a review:
+ * five searches answered every tenant 503 on PostgreSQL). Reads on either see what was committed.
+ */
+function readerFor(client: { readers?: unknown; pool?: PoolLoad }): unknown {
+  const readers = client.readers as { pool?: PoolLoad }
+  return hasRoom(readers) || !hasRoom(client) ? readers : client
+}
 
 const markedReader = (builder: RunnerBuilder) => builder._options?.some((options) => options.onReader === true) === true
 
@@ -434,7 +460,7 @@ function guardedPgClient(guarded: (query: PgQuery) => PgQuery) {
     runner(builder: RunnerBuilder) {
       const runner = super.runner(builder) as { client: unknown }
       if (onReaders(this, builder) && (builder._method !== undefined || markedReader(builder)))
-        runner.client = this.readers
+        runner.client = readerFor(this)
       return runner
     }
 
@@ -803,6 +829,8 @@ function withReaders(writer: Sqlite3ImmediateClient, config: Knex.Config) {
   readers.writer = writer
   for (const event of ['start', 'query', 'query-error', 'query-response'])
     readers.on(event, (...args: unknown[]) => writer.emit(event, ...args))
+  // The instance's logger: what knex reports about a reader (a failed acquire) goes where the writer's goes.
+  ;(readers as unknown as { logger: unknown }).logger = (writer as unknown as { logger: unknown }).logger
   writer.readers = readers
 }
 
@@ -832,6 +860,7 @@ function withPgReaders(main: GuardedPgClient, config: Knex.Config) {
   readers.config.client = 'pg'
   for (const event of ['start', 'query', 'query-error', 'query-response'])
     readers.on(event, (...args: unknown[]) => main.emit(event, ...args))
+  ;(readers as unknown as { logger: unknown }).logger = (main as unknown as { logger: unknown }).logger
   main.readers = readers
 }
 

@@ -76,6 +76,27 @@ forEachDatabase('PostgreSQL read pool', (suite) => {
     assert.deepEqual(await bodies(db(table).select('body').orderBy('id')), ['a', 'b', 'open 0'])
   })
 
+  it('when every read connection is taken, a read runs on a main connection with room; with none, it waits for a read connection', async () => {
+    const client = db.client as unknown as { readers: Knex.Client }
+    const heldReader = await client.readers.acquireConnection()
+    try {
+      // A long search on each read connection: the key look-ups and lists of other requests go on.
+      assert.deepEqual(await within(2000, db(table).first(readOnly(db)), 'a read beside a held reader'), { ro: 'off' })
+      const held = [await db.transaction(), await db.transaction()]
+      try {
+        const waiting = db(table).first(readOnly(db))
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        await client.readers.releaseConnection(heldReader)
+        assert.deepEqual(await within(2000, waiting, 'a read once the reader is free'), { ro: 'on' })
+      } finally {
+        for (const trx of held) await trx.rollback()
+      }
+    } finally {
+      await client.readers.releaseConnection(heldReader).catch(() => undefined)
+    }
+    assert.deepEqual(await db(table).first(readOnly(db)), { ro: 'on' }, 'back on the read pool')
+  })
+
   it('the read sessions are read-only: a read that writes fails loudly and writes nothing', async () => {
     assert.deepEqual(await db(table).first(readOnly(db)), { ro: 'on' })
     const error: any = await db(table)

@@ -310,6 +310,37 @@ forEachDatabase('database timeouts', (suite) => {
     }
   })
 
+  it('while the read connections are taken, keys and lists are served from a free writing connection, and /ready reports both', async function () {
+    // One writing connection and one read connection (SQLite and PostgreSQL alike at pool.max 1).
+    const { app, http } = await timedApp({ pool: { min: 0, max: 1 }, statementTimeoutMs: 30000 })
+    const knex = app.get('knex' as any) as Knex
+    const readers = (knex.client as unknown as { readers: Knex.Client }).readers
+    try {
+      const company = await suite.company()
+      // A key this instance has not seen yet: its look-up is a read.
+      const api = http.withKey(company.apiKey)
+      const reader = await readers.acquireConnection()
+      try {
+        // As when a long search holds each read connection: other tenants' requests go on.
+        assert.equal((await api.get('/v1/customers')).status, 200)
+        assert.equal((await api.post('/v1/customers', { companyName: 'While reads are held' })).status, 201)
+        assert.equal((await http.get('/ready')).status, 200)
+        // Nothing left to read on: not ready, after the acquire timeout.
+        const held = await knex.transaction()
+        try {
+          assertUnavailable(await http.get('/ready'), '/ready with no connection to read on')
+        } finally {
+          await held.rollback()
+        }
+      } finally {
+        await readers.releaseConnection(reader)
+      }
+      assert.equal((await http.get('/ready')).status, 200)
+    } finally {
+      await app.teardown()
+    }
+  })
+
   it('a statement running past the limit is cancelled by the database engine, and the connection stays usable', async function () {
     const knex = createKnex(suite.db.url, {}, { statementTimeoutMs: STATEMENT_TIMEOUT_MS })
     try {

@@ -319,6 +319,28 @@ describe('SQLite', () => {
       assert.deepEqual(await db.raw('select query_only as q from pragma_query_only').options(ON_WRITER), [{ q: 0 }])
     })
 
+    it('when both read connections are taken, a read runs on the writer if it is free', async () => {
+      const readers = (db.client as unknown as { readers: Knex.Client }).readers
+      const held = [await readers.acquireConnection(), await readers.acquireConnection()]
+      const queryOnly = 'select query_only as q from pragma_query_only'
+      try {
+        assert.deepEqual(await within(2000, db.raw(queryOnly), 'a read beside two held readers'), [{ q: 0 }])
+        const trx = await db.transaction()
+        let waiting: Promise<unknown>
+        try {
+          // The writer is taken too: the read waits for a read connection.
+          waiting = db.raw(queryOnly)
+          await new Promise((resolve) => setTimeout(resolve, 200))
+          await readers.releaseConnection(held.pop())
+          assert.deepEqual(await within(2000, waiting, 'a read once a reader is free'), [{ q: 1 }])
+        } finally {
+          await trx.rollback()
+        }
+      } finally {
+        for (const connection of held) await readers.releaseConnection(connection)
+      }
+    })
+
     it('the read connections refuse to write (query_only), so a statement judged wrongly fails loudly', async () => {
       const readers = (db.client as unknown as { readers: Knex.Client }).readers
       const connection = (await readers.acquireConnection()) as {
