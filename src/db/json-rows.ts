@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import { camelCase, camelCaseRows, KEEP_PREPARED } from './knex'
+import { camelCase, camelCaseRows, KEEP_PREPARED, snakeCase } from './knex'
 import { namedByText } from './dialect'
 
 type Row = Record<string, unknown>
@@ -61,6 +61,27 @@ export interface RowsPart {
 }
 
 /**
+ * A read of its own as a share of `wholeRowsOf` (joins, a union): its rows come back as documents
+ * with the keys `columns` (camelCase, the names its select gives them), in no particular order.
+ * On SQLite a REAL value is written exactly, as in a table's rows (`mayHoldReal`).
+ */
+export interface QueryPart {
+  query: Knex.QueryBuilder
+  columns: string[]
+}
+
+const isQueryPart = (part: RowsPart | QueryPart): part is QueryPart => 'query' in part
+
+/** SQLite's `json_object(…)` of `columns` of the subquery `t`; any value may be a REAL. */
+function sqliteQueryObject(columns: string[]): string {
+  const value = (column: string) => {
+    const name = `\`t\`.\`${snakeCase(column)}\``
+    return `iif(typeof(${name}) = 'real', json(quote(${name})), ${name})`
+  }
+  return `json_object(${columns.map((column) => `'${column}', ${value(column)}`).join(', ')})`
+}
+
+/**
  * The whole rows of several tables in one statement: the parts' reads as one `union all`, each
  * row tagged with its part (a write's checks look up a time entry's user, type and event: one
  * statement instead of three). The rows of each part come back in a list of their own, in no
@@ -73,7 +94,7 @@ export interface RowsPart {
  */
 export async function wholeRowsOf(
   db: Db,
-  parts: RowsPart[],
+  parts: (RowsPart | QueryPart)[],
   name: { purpose: string } | string | false
 ): Promise<Row[][]> {
   if (parts.length === 0) return []
@@ -88,13 +109,31 @@ export async function wholeRowsOf(
   const pg = db.client.config.client === 'pg'
   const selects: string[] = []
   const bindings: Knex.Value[] = []
-  for (const [i, { table, filter }] of parts.entries()) {
+  for (const [i, part] of parts.entries()) {
+    if (isQueryPart(part)) {
+      if (part.columns.some((column) => !PLAIN_NAME.test(snakeCase(column))))
+        throw new Error(`wholeRowsOf: a column of a query part is not a plain name`)
+      const object = pg ? 'row_to_json(t)' : sqliteQueryObject(part.columns)
+      const { sql, bindings: own } = db
+        .select(db.raw(`${i} as p, ${object} as r`))
+        .from(part.query.as('t'))
+        .toSQL()
+      selects.push(`select * from (${sql}) as ${pg ? `p${i}` : `\`p${i}\``}`)
+      bindings.push(...own)
+      continue
+    }
+    const { table, filter } = part
     const object = pg ? 'row_to_json(t)' : await sqliteObject(db, table)
     // A table too wide for one json_object: every part is read on its own, one after the other
     // (a transaction's connection answers one statement at a time).
     if (object === null) {
       const found: Row[][] = []
-      for (const part of parts) found.push(await wholeRows(db, part.table, part.filter))
+      for (const one of parts)
+        found.push(
+          isQueryPart(one)
+            ? ((await wholeRowsOf(db, [one], false))[0] ?? [])
+            : await wholeRows(db, one.table, one.filter)
+        )
       return found
     }
     const query = (pg ? db({ t: table }) : db(table)).select(db.raw(`${i} as p, ${object} as r`))
@@ -111,7 +150,7 @@ export async function wholeRowsOf(
   try {
     rows = pg ? (await statement).rows : await statement
   } catch (error) {
-    if (!pg) for (const { table } of parts) forgetObject(db, table)
+    if (!pg) for (const part of parts) if (!isQueryPart(part)) forgetObject(db, part.table)
     throw error
   }
   const found: Row[][] = parts.map(() => [])

@@ -166,24 +166,48 @@ export async function loadCompanySchedule(db: Db, companyId: number): Promise<Sc
   return new Schedule(await companyTimezone(db, companyId), await loadCompanyVersions(db, companyId))
 }
 
-/** pg's statement name (SQLite ignores it; its statements are kept prepared by text, src/db/knex.ts). */
+/** pg's statement name of `accountAndScheduleRows` (SQLite reads the rows within its statement of sheet rows). */
 const ACCOUNT_AND_SCHEDULE = { name: 'crewclock_account_and_schedule' }
 
 /**
- * Where the user's account starts and the user's schedule (the company's versions, the user's own,
- * in the company's timezone), in one statement: every recomputation needs all of them, and reading
- * the account with the timezone and the versions apart was a round trip more in each. The user's
- * row (one) is left-joined with both kinds of versions, so it comes back even with no version.
- * On PostgreSQL it is a named prepared statement (`ACCOUNT_AND_SCHEDULE`): its joins and union cost
- * 0.35–0.5 ms of planning, more than its execution, on every recomputation. Its plan cannot depend
- * on the values (keys and equalities only), and it names its columns, so a column added to one of
- * its tables does not change its result.
+ * The rows of `accountAndScheduleQuery`, read on their own. On PostgreSQL a named prepared
+ * statement: its joins and union cost 0.35–0.5 ms of planning, more than its execution, on every
+ * recomputation, and its plan cannot depend on the values.
  */
-export async function loadAccountAndSchedule(
+export async function accountAndScheduleRows(
   db: Db,
   companyId: number,
   userId: number
-): Promise<{ account: AccountStart; schedule: Schedule }> {
+): Promise<Record<string, unknown>[]> {
+  return accountAndScheduleQuery(db, companyId, userId).options(ACCOUNT_AND_SCHEDULE)
+}
+
+/** The columns of `accountAndScheduleQuery`'s rows (as `wholeRowsOf` reads them as a part of its own). */
+export const ACCOUNT_AND_SCHEDULE_COLUMNS = [
+  'employedFrom',
+  'openingBalance',
+  'timezone',
+  'kind',
+  'validFrom',
+  'targetMinutes',
+  'breakRules',
+  'maxDailyMinutes',
+  'carryOverCapMinutes',
+  'targets'
+]
+
+/**
+ * Where the user's account starts and the user's schedule (the company's versions, the user's own,
+ * in the company's timezone), as one read, unsent: every recomputation needs all of them (reading
+ * them apart was three statements). SQLite reads it as a part of the statement of sheet rows
+ * (`readSheetRows` in src/timesheets/recompute.ts, since the eighth session of 2026-12-06: a
+ * statement less per recomputation), PostgreSQL with `accountAndScheduleRows`. The user's row
+ * (one) is left-joined with both
+ * kinds of versions, so it comes back even with no version. Keys and equalities only, so its plan
+ * cannot depend on the values; it names its columns, so a column added to one of its tables does
+ * not change its result. The rows come in no particular order (`accountAndScheduleOf` sorts them).
+ */
+export function accountAndScheduleQuery(db: Db, companyId: number, userId: number): Knex.QueryBuilder {
   const user = db('users')
     .join('companies', 'companies.id', 'users.companyId')
     .where({ 'users.id': userId, 'users.companyId': companyId })
@@ -212,15 +236,26 @@ export async function loadAccountAndSchedule(
           'targets'
         )
     )
-  const rows: Record<string, unknown>[] = await db
+  return db
     .from(user.as('a'))
     .leftJoin(versions.as('v'), (join) => join.on(db.raw('true')))
     .select('a.*', 'v.*')
-    .orderBy('v.validFrom')
-    .options(ACCOUNT_AND_SCHEDULE)
+}
+
+/** The account and the schedule in the rows of `accountAndScheduleQuery`, in any order. */
+export function accountAndScheduleOf(
+  rows: Record<string, unknown>[],
+  companyId: number,
+  userId: number
+): { account: AccountStart; schedule: Schedule } {
   if (rows.length === 0) throw new Error(`No user ${userId} in company ${companyId}`)
   const account = accountStartOf(rows[0] as { employedFrom: unknown; openingBalance: unknown })
-  const versionsOf = (kind: string) => rows.filter((row) => row.kind === kind)
+  const versionsOf = (kind: string) =>
+    rows
+      .filter((row) => row.kind === kind)
+      .map((row) => ({ row, validFrom: dayOf(row.validFrom) }))
+      .sort((a, b) => (a.validFrom < b.validFrom ? -1 : a.validFrom > b.validFrom ? 1 : 0))
+      .map(({ row }) => row)
   return {
     account,
     schedule: new Schedule(

@@ -166,6 +166,60 @@ forEachDatabase('wholeRows', (suite) => {
     assert.deepEqual(await wholeRowsOf(db, [], false), [])
   })
 
+  it('reads a query of its own as a part (a join, named columns), its values as a select of it gives them', async () => {
+    const ids: number[] = (await db(table).where({ companyId: 1 }).orderBy('id').select('id')).map((r) => r.id)
+    const columns = ['id', 'note', 'ratio', 'share', 'day', 'amountMs', 'otherNote']
+    const query = () =>
+      db({ a: table })
+        .join({ b: table }, 'b.id', 'a.id')
+        .where('a.companyId', 1)
+        .select('a.id', 'a.note', 'a.ratio', 'a.share', 'a.day', 'a.amountMs', { otherNote: 'b.note' })
+    const [one, joined] = await wholeRowsOf(
+      db,
+      [
+        { table, filter: (q) => q.where({ companyId: 1 }).whereIn('id', [ids[0]]) },
+        { query: query(), columns }
+      ],
+      { purpose: 'json-rows test' }
+    )
+    assert.deepEqual(
+      one.map((row) => row.id),
+      [ids[0]]
+    )
+    const plain = await query().orderBy('a.id')
+    const sorted = [...joined].sort((a, b) => Number(a.id) - Number(b.id))
+    assert.equal(sorted.length, odd.length)
+    sorted.forEach((row, i) => {
+      assert.deepEqual(Object.keys(row).sort(), [...columns].sort())
+      assert.equal(row.note, plain[i].note)
+      assert.equal(row.otherNote, plain[i].note)
+      assert.equal(row.amountMs, plain[i].amountMs)
+      assert.equal(row.day, plain[i].day)
+      // Doubles exactly (SQLite: a REAL through quote, whatever the column's type).
+      assert.ok(Object.is(row.ratio, plain[i].ratio), `ratio ${row.ratio} vs ${plain[i].ratio}`)
+      assert.ok(Object.is(Number(row.share), Number(plain[i].share)) || row.share === plain[i].share)
+    })
+    assert.ok(sorted.some((row) => row.ratio === 0.30000000000000004))
+    // Beside a table too wide for one json_object: each part on its own, the query part too.
+    await db(wide).insert({ companyId: 6, c2: 12 })
+    const [broad, alone] = await wholeRowsOf(
+      db,
+      [
+        { table: wide, filter: (q) => q.where({ companyId: 6 }) },
+        { query: query().where('a.id', ids[2]), columns }
+      ],
+      false
+    )
+    assert.deepEqual(
+      broad.map((row) => row.c2),
+      [12]
+    )
+    assert.deepEqual(
+      alone.map((row) => [row.id, row.note]),
+      [[ids[2], odd[2]]]
+    )
+  })
+
   it('reads more parts than one compound select may have, in several statements, each part its own rows', async () => {
     const ids: number[] = (await db(table).where({ companyId: 1 }).orderBy('id').select('id')).map((r) => r.id)
     const parts = Array.from({ length: 1_203 }, (_, i) => ({
