@@ -217,6 +217,8 @@ class ImmediateTransaction extends Sqlite3Transaction {
 class Sqlite3ImmediateClient extends Sqlite3Client {
   /** The client of the read connections (the writer's only), see `withReaders`. */
   readers?: Sqlite3ImmediateClient
+  /** The read connections' client that also waits for the writer (theirs only), see `eitherOf`. */
+  either?: unknown
   /** The writer whose settings a reader follows (its statement timeout, changed by `withoutStatementTimeout`). */
   writer?: Sqlite3ImmediateClient
   /** Set on a transaction's client by knex. */
@@ -316,15 +318,57 @@ const hasRoom = ({ pool }: { pool?: PoolLoad }) =>
   (pool.numPendingAcquires() === 0 && (pool.numFree() > 0 || pool.numUsed() + pool.numPendingCreates() < pool.max))
 
 /**
- * The client a read outside a transaction runs on: the read connections, unless every one of them
- * is taken (long reads, a substring search of a frequent word on each) while the main pool would
- * answer at once. Without that, a few long reads made every request wait whose key was not in
- * the key cache, writes included, though the writing connections were idle (found by a review:
- * five searches answered every tenant 503 on PostgreSQL). Reads on either see what was committed.
+ * The client a read outside a transaction runs on: the read connections', or, when every one of
+ * them is taken (long reads: a substring search of a frequent word on each), `eitherOf`'s, which
+ * also waits for a main connection and takes whichever comes first. Without that, a few long
+ * reads made every request wait whose key was not in the key cache, writes included, though the
+ * writing connections were idle (found by a review: five searches answered every tenant 503 on
+ * PostgreSQL). Reads on either see what was committed.
  */
-function readerFor(client: { readers?: unknown; pool?: PoolLoad }): unknown {
-  const readers = client.readers as { pool?: PoolLoad }
-  return hasRoom(readers) || !hasRoom(client) ? readers : client
+function readerFor(client: { readers?: unknown }): unknown {
+  const readers = client.readers as { pool?: PoolLoad; either?: unknown }
+  return hasRoom(readers) ? readers : readers.either
+}
+
+/** What `eitherOf` uses of a knex client. */
+interface PooledClient {
+  acquireConnection(): Promise<object>
+  releaseConnection(connection: object): Promise<void>
+}
+
+/**
+ * The read connections' client for a read that finds them all taken: it waits in both lines, the
+ * read connections' and the main pool's, and runs on the connection that comes first; the other,
+ * when it comes, goes straight back to its pool (a place in the writers' line for a moment). It
+ * fails when both waits fail (the acquire timeout). Chosen at the time of the read, when whether a
+ * main connection is about to be free cannot be known: a write that ends a millisecond later, or a
+ * search that ends at the statement timeout.
+ */
+function eitherOf<C extends PooledClient>(readers: C, main: PooledClient): C {
+  const lent = new WeakSet<object>()
+  const either = Object.create(readers) as C
+  either.acquireConnection = () =>
+    new Promise<object>((resolve, reject) => {
+      let settled = false
+      let failures = 0
+      const arrive = (from: PooledClient) => (connection: object) => {
+        if (settled) return void from.releaseConnection(connection)
+        settled = true
+        if (from === main) lent.add(connection)
+        resolve(connection)
+      }
+      const fail = (error: unknown) => {
+        if (++failures === 2 && !settled) {
+          settled = true
+          reject(error)
+        }
+      }
+      readers.acquireConnection().then(arrive(readers), fail)
+      main.acquireConnection().then(arrive(main), fail)
+    })
+  either.releaseConnection = (connection: object) =>
+    lent.delete(connection) ? main.releaseConnection(connection) : readers.releaseConnection(connection)
+  return either
 }
 
 const markedReader = (builder: RunnerBuilder) => builder._options?.some((options) => options.onReader === true) === true
@@ -445,6 +489,8 @@ function guardedPgClient(guarded: (query: PgQuery) => PgQuery) {
   return class GuardedPgClient extends PgClient {
     /** The client of the read pool (the main pool's only), see `withPgReaders`. */
     readers?: GuardedPgClient
+    /** The read pool's client that also waits for a main connection (the read pool's only), see `eitherOf`. */
+    either?: unknown
     /** Set on a transaction's client by knex. */
     transacting?: boolean
 
@@ -831,6 +877,7 @@ function withReaders(writer: Sqlite3ImmediateClient, config: Knex.Config) {
     readers.on(event, (...args: unknown[]) => writer.emit(event, ...args))
   // The instance's logger: what knex reports about a reader (a failed acquire) goes where the writer's goes.
   ;(readers as unknown as { logger: unknown }).logger = (writer as unknown as { logger: unknown }).logger
+  readers.either = eitherOf(readers as unknown as PooledClient, writer as unknown as PooledClient)
   writer.readers = readers
 }
 
@@ -861,6 +908,7 @@ function withPgReaders(main: GuardedPgClient, config: Knex.Config) {
   for (const event of ['start', 'query', 'query-error', 'query-response'])
     readers.on(event, (...args: unknown[]) => main.emit(event, ...args))
   ;(readers as unknown as { logger: unknown }).logger = (main as unknown as { logger: unknown }).logger
+  readers.either = eitherOf(readers as unknown as PooledClient, main as unknown as PooledClient)
   main.readers = readers
 }
 

@@ -76,25 +76,45 @@ forEachDatabase('PostgreSQL read pool', (suite) => {
     assert.deepEqual(await bodies(db(table).select('body').orderBy('id')), ['a', 'b', 'open 0'])
   })
 
-  it('when every read connection is taken, a read runs on a main connection with room; with none, it waits for a read connection', async () => {
+  it('when every read connection is taken, a read runs on a free main connection, or on whichever connection frees first', async () => {
     const client = db.client as unknown as { readers: Knex.Client }
-    const heldReader = await client.readers.acquireConnection()
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 200))
+    let heldReader = await client.readers.acquireConnection()
     try {
       // A long search on each read connection: the key look-ups and lists of other requests go on.
       assert.deepEqual(await within(2000, db(table).first(readOnly(db)), 'a read beside a held reader'), { ro: 'off' })
-      const held = [await db.transaction(), await db.transaction()]
-      try {
-        const waiting = db(table).first(readOnly(db))
-        await new Promise((resolve) => setTimeout(resolve, 200))
-        await client.readers.releaseConnection(heldReader)
-        assert.deepEqual(await within(2000, waiting, 'a read once the reader is free'), { ro: 'on' })
-      } finally {
-        for (const trx of held) await trx.rollback()
-      }
+      // The main pool taken too: the read waits for both and runs on the first that frees, here the reader.
+      let held = [await db.transaction(), await db.transaction()]
+      let waiting = db(table).first(readOnly(db))
+      await pause()
+      await client.readers.releaseConnection(heldReader)
+      assert.deepEqual(await within(2000, waiting, 'a read once the reader is free'), { ro: 'on' })
+      for (const trx of held) await trx.rollback()
+      // ... and here a main connection, while the reader stays taken.
+      heldReader = await client.readers.acquireConnection()
+      held = [await db.transaction(), await db.transaction()]
+      waiting = db(table).first(readOnly(db))
+      await pause()
+      await held[0].rollback()
+      assert.deepEqual(await within(2000, waiting, 'a read once a main connection is free'), { ro: 'off' })
+      await held[1].rollback()
     } finally {
-      await client.readers.releaseConnection(heldReader).catch(() => undefined)
+      await client.readers.releaseConnection(heldReader)
     }
+    // The wait that lost its race takes the reader when it frees and hands it straight back.
+    await pause()
     assert.deepEqual(await db(table).first(readOnly(db)), { ro: 'on' }, 'back on the read pool')
+    // Every connection went back to its pool: two reads and two writes at once still answer.
+    await within(
+      2000,
+      Promise.all([
+        db(table).first(readOnly(db)),
+        db(table).first(readOnly(db)),
+        db.transaction((trx) => trx(table).insert({ body: 'x' })),
+        db.transaction((trx) => trx(table).insert({ body: 'y' }))
+      ]),
+      'the pools after the waits'
+    )
   })
 
   it('the read sessions are read-only: a read that writes fails loudly and writes nothing', async () => {

@@ -319,7 +319,7 @@ describe('SQLite', () => {
       assert.deepEqual(await db.raw('select query_only as q from pragma_query_only').options(ON_WRITER), [{ q: 0 }])
     })
 
-    it('when both read connections are taken, a read runs on the writer if it is free', async () => {
+    it('when both read connections are taken, a read runs on the writer if it is free, or on whichever frees first', async () => {
       const readers = (db.client as unknown as { readers: Knex.Client }).readers
       const held = [await readers.acquireConnection(), await readers.acquireConnection()]
       const queryOnly = 'select query_only as q from pragma_query_only'
@@ -333,9 +333,14 @@ describe('SQLite', () => {
           await new Promise((resolve) => setTimeout(resolve, 200))
           await readers.releaseConnection(held.pop())
           assert.deepEqual(await within(2000, waiting, 'a read once a reader is free'), [{ q: 1 }])
+          held.push(await readers.acquireConnection())
+          waiting = db.raw(queryOnly)
+          await new Promise((resolve) => setTimeout(resolve, 200))
         } finally {
           await trx.rollback()
         }
+        // The writer freed first: the read ran there.
+        assert.deepEqual(await within(2000, waiting, 'a read once the writer is free'), [{ q: 0 }])
       } finally {
         for (const connection of held) await readers.releaseConnection(connection)
       }
