@@ -5,7 +5,7 @@ import socketio from '@feathersjs/socketio'
 import path from 'node:path'
 import type { Application, Configuration, NextFunction } from './declarations'
 import { configurationValidator } from './configuration'
-import { createKnex, clientOf } from './db/knex'
+import { createKnex, clientOf, ON_WRITER, SHORT_READ } from './db/knex'
 import { createDialect } from './db/dialect'
 import { createChangeSignal } from './db/change-signal'
 import { KeyCache } from './auth/key-cache'
@@ -105,10 +105,10 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
       return
     }
     if (ctx.path === '/ready') {
-      // Both ways a request reaches the database: a raw statement on the main pool, a read on the
-      // read connections (or the main pool when those are all taken and it has room).
-      await knex.raw('select 1')
-      await knex.first(knex.raw('1 as ready'))
+      // Both ways a request reaches the database: a statement on the main pool, and a read as a
+      // key's look-up makes it (a read connection, or the first free main one while those are taken).
+      await knex.raw('select 1').options(ON_WRITER)
+      await knex.first(knex.raw('1 as ready')).options(SHORT_READ)
       // Without Redis HTTP still serves and sockets still get every event (from the log's poll, later):
       // the instance stays ready, realtime says it is degraded.
       ctx.body = { status: 'ready', realtime: bus.connected ? 'ok' : 'degraded' }

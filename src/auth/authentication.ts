@@ -12,6 +12,7 @@ import { API_KEY_PREFIX, hashApiKey, isApiKeyShape } from './api-keys'
 import { parseStoredScopes } from './scopes'
 import type { KeyCache } from './key-cache'
 import { PASSWORD_HASH_ROUNDS } from './passwords'
+import { SHORT_READ } from '../db/knex'
 
 export interface Principal {
   company: CompanyContext
@@ -61,6 +62,7 @@ export async function loadPrincipal(db: Knex, companyId: number, userId: number)
   const row = await activeUsers(db('users'))
     .where({ 'users.id': userId, 'users.companyId': companyId })
     .first(PRINCIPAL_COLUMNS)
+    .options(SHORT_READ)
   return row ? toPrincipal(row) : null
 }
 
@@ -82,6 +84,8 @@ async function loadKeyPrincipal(db: Knex, key: { keyHash: string } | { id: numbe
     .where(where)
     .whereNull('apiKeys.revokedAt')
     .first([...PRINCIPAL_COLUMNS, 'apiKeys.id as apiKeyId', 'apiKeys.keyHash', 'apiKeys.scopes as apiKeyScopes'])
+    // Every request whose key is not in the cache reads it first, writes included.
+    .options(SHORT_READ)
   if (!row) return null
   // The indexed lookup narrows to one row; the final comparison of the digests is constant-time.
   if ('keyHash' in key && !crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(key.keyHash, 'hex')))
@@ -103,6 +107,7 @@ export async function validApiKeyIds(db: Knex, ids: number[]): Promise<number[]>
       .whereIn('apiKeys.id', ids.slice(i, i + 500))
       .whereNull('apiKeys.revokedAt')
       .select('apiKeys.id')
+      .options(SHORT_READ)
     valid.push(...rows.map((row: { id: number }) => Number(row.id)))
   }
   return valid

@@ -234,7 +234,7 @@ class Sqlite3ImmediateClient extends Sqlite3Client {
    */
   runner(builder: RunnerBuilder) {
     const runner = super.runner(builder) as { client: unknown }
-    if (onReaders(this, builder) && !this.config.walGuard?.tooLong) runner.client = readerFor(this)
+    if (onReaders(this, builder) && !this.config.walGuard?.tooLong) runner.client = readerFor(this, builder)
     return runner
   }
 
@@ -278,7 +278,7 @@ interface RunnerBuilder {
   /** A connection the caller chose (`.connection()`): never rerouted. */
   _connection?: unknown
   /** What `.options()` set, one object per call. */
-  _options?: { onWriter?: boolean; onReader?: boolean }[]
+  _options?: { onWriter?: boolean; onReader?: boolean; shortRead?: boolean }[]
   /** The query builder's method (`select`, `first`, `pluck`, `insert`, …); a raw statement has none. */
   _method?: string
   /** A raw statement's text. */
@@ -318,53 +318,62 @@ const hasRoom = ({ pool }: { pool?: PoolLoad }) =>
   (pool.numPendingAcquires() === 0 && (pool.numFree() > 0 || pool.numUsed() + pool.numPendingCreates() < pool.max))
 
 /**
- * The client a read outside a transaction runs on: the read connections', or, when every one of
- * them is taken (long reads: a substring search of a frequent word on each), `eitherOf`'s, which
- * also waits for a main connection and takes whichever comes first. Without that, a few long
- * reads made every request wait whose key was not in the key cache, writes included, though the
- * writing connections were idle (found by a review: five searches answered every tenant 503 on
- * PostgreSQL). Reads on either see what was committed.
+ * The client a read outside a transaction runs on: the read connections', or, for a read marked
+ * `SHORT_READ` that finds every one of them taken, `eitherOf`'s, which also waits for a main
+ * connection and takes whichever comes first. Without that, a few long reads made every request
+ * wait whose key was not in the key cache, writes included, though the writing connections were
+ * idle (found by a review: five searches answered every tenant 503 on PostgreSQL). Only short
+ * reads overflow: a long one on a writer's connection would hold up the writes (a second review).
  */
-function readerFor(client: { readers?: unknown }): unknown {
+function readerFor(client: { readers?: unknown }, builder: RunnerBuilder): unknown {
   const readers = client.readers as { pool?: PoolLoad; either?: unknown }
-  return hasRoom(readers) ? readers : readers.either
+  const short = builder._options?.some((options) => options.shortRead === true) === true
+  return short && !hasRoom(readers) ? readers.either : readers
 }
 
-/** What `eitherOf` uses of a knex client. */
+/** What `eitherOf` uses of a knex client and its pool (tarn's). */
 interface PooledClient {
-  acquireConnection(): Promise<object>
+  pool: { acquire(): { promise: Promise<object>; abort(): void } }
   releaseConnection(connection: object): Promise<void>
 }
 
 /**
- * The read connections' client for a read that finds them all taken: it waits in both lines, the
- * read connections' and the main pool's, and runs on the connection that comes first; the other,
- * when it comes, goes straight back to its pool (a place in the writers' line for a moment). It
- * fails when both waits fail (the acquire timeout). Chosen at the time of the read, when whether a
- * main connection is about to be free cannot be known: a write that ends a millisecond later, or a
- * search that ends at the statement timeout.
+ * The read connections' client for a short read that finds them all taken: it waits in both
+ * lines, the read connections' and the main pool's, runs on the connection that comes first, and
+ * withdraws from the other line (a connection handed out meanwhile goes straight back). It fails
+ * when both waits fail (the acquire timeout). Chosen at the time of the read, when which pool frees
+ * first cannot be known: a write that ends a millisecond later, or a search that ends at the
+ * statement timeout (the first clean-clone CI of a version that chose one pool met that race).
  */
 function eitherOf<C extends PooledClient>(readers: C, main: PooledClient): C {
   const lent = new WeakSet<object>()
-  const either = Object.create(readers) as C
+  const either = Object.create(readers) as C & { acquireConnection(): Promise<object> }
   either.acquireConnection = () =>
     new Promise<object>((resolve, reject) => {
       let settled = false
       let failures = 0
-      const arrive = (from: PooledClient) => (connection: object) => {
-        if (settled) return void from.releaseConnection(connection)
-        settled = true
-        if (from === main) lent.add(connection)
-        resolve(connection)
-      }
-      const fail = (error: unknown) => {
-        if (++failures === 2 && !settled) {
-          settled = true
-          reject(error)
-        }
-      }
-      readers.acquireConnection().then(arrive(readers), fail)
-      main.acquireConnection().then(arrive(main), fail)
+      const waits = [readers, main].map((from) => ({ from, wait: from.pool.acquire() }))
+      for (const { from, wait } of waits)
+        wait.promise.then(
+          (connection) => {
+            if (settled) return void from.releaseConnection(connection)
+            settled = true
+            if (from === main) lent.add(connection)
+            for (const other of waits) if (other.from !== from) other.wait.abort()
+            resolve(connection)
+          },
+          (error: unknown) => {
+            if (++failures === 2 && !settled) {
+              settled = true
+              // As knex words it (src/resources/errors.ts answers it with a 503).
+              reject(
+                (error as Error)?.name === 'TimeoutError'
+                  ? new Error('Knex: Timeout acquiring a connection. The pool is probably full.')
+                  : error
+              )
+            }
+          }
+        )
     })
   either.releaseConnection = (connection: object) =>
     lent.delete(connection) ? main.releaseConnection(connection) : readers.releaseConnection(connection)
@@ -408,6 +417,15 @@ export const KEEP_PREPARED = { keepPrepared: true } as const
  * PostgreSQL it keeps a read on the main pool instead of the read pool.
  */
 export const ON_WRITER = { onWriter: true } as const
+
+/**
+ * `.options(SHORT_READ)` marks a read outside a transaction as short and on a request's critical
+ * path (an API key's look-up, which a write needs before its transaction): when every read
+ * connection is taken (long reads, a substring search on each), it also waits for a connection of
+ * the main pool (SQLite: the writer) and runs on whichever comes first (`eitherOf`). Unmarked
+ * reads wait for a read connection, so a long search never takes a writer's.
+ */
+export const SHORT_READ = { shortRead: true } as const
 
 /**
  * `.options(ON_READER)` runs a raw statement outside a transaction on the read connections
@@ -506,7 +524,7 @@ function guardedPgClient(guarded: (query: PgQuery) => PgQuery) {
     runner(builder: RunnerBuilder) {
       const runner = super.runner(builder) as { client: unknown }
       if (onReaders(this, builder) && (builder._method !== undefined || markedReader(builder)))
-        runner.client = readerFor(this)
+        runner.client = readerFor(this, builder)
       return runner
     }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
 import { forEachDatabase, scratchTable } from '../support/harness'
-import { createKnex, ON_READER, ON_WRITER, pgReaderCount } from '../../src/db/knex'
+import { createKnex, ON_READER, ON_WRITER, pgReaderCount, SHORT_READ } from '../../src/db/knex'
 import { logHorizon } from '../../src/events/event-log'
 import { within } from '../support/wait'
 
@@ -76,16 +76,19 @@ forEachDatabase('PostgreSQL read pool', (suite) => {
     assert.deepEqual(await bodies(db(table).select('body').orderBy('id')), ['a', 'b', 'open 0'])
   })
 
-  it('when every read connection is taken, a read runs on a free main connection, or on whichever connection frees first', async () => {
+  it('when every read connection is taken, a short read runs on a free main connection, or on whichever frees first; others wait', async () => {
     const client = db.client as unknown as { readers: Knex.Client }
     const pause = () => new Promise((resolve) => setTimeout(resolve, 200))
+    const short = () => db(table).first(readOnly(db)).options(SHORT_READ)
     let heldReader = await client.readers.acquireConnection()
     try {
-      // A long search on each read connection: the key look-ups and lists of other requests go on.
-      assert.deepEqual(await within(2000, db(table).first(readOnly(db)), 'a read beside a held reader'), { ro: 'off' })
+      // A long search on each read connection: the key look-ups of other requests go on.
+      assert.deepEqual(await within(2000, short(), 'a short read beside a held reader'), { ro: 'off' })
+      // Any other read waits for a read connection, though the main pool has room (acquire timeout 500 ms).
+      await assert.rejects(db(table).first(readOnly(db)), /Timeout acquiring a connection/)
       // The main pool taken too: the read waits for both and runs on the first that frees, here the reader.
       let held = [await db.transaction(), await db.transaction()]
-      let waiting = db(table).first(readOnly(db))
+      let waiting = short()
       await pause()
       await client.readers.releaseConnection(heldReader)
       assert.deepEqual(await within(2000, waiting, 'a read once the reader is free'), { ro: 'on' })
@@ -93,7 +96,7 @@ forEachDatabase('PostgreSQL read pool', (suite) => {
       // ... and here a main connection, while the reader stays taken.
       heldReader = await client.readers.acquireConnection()
       held = [await db.transaction(), await db.transaction()]
-      waiting = db(table).first(readOnly(db))
+      waiting = short()
       await pause()
       await held[0].rollback()
       assert.deepEqual(await within(2000, waiting, 'a read once a main connection is free'), { ro: 'off' })

@@ -3,7 +3,14 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Knex } from 'knex'
-import { createKnex, KEEP_PREPARED, ON_READER, ON_WRITER, withoutStatementTimeout } from '../../../src/db/knex'
+import {
+  createKnex,
+  KEEP_PREPARED,
+  ON_READER,
+  ON_WRITER,
+  SHORT_READ,
+  withoutStatementTimeout
+} from '../../../src/db/knex'
 import { within } from '../../support/wait'
 
 /** Records the SQL of every statement the pool's one SQLite connection prepares, until `restore`. */
@@ -319,22 +326,34 @@ describe('SQLite', () => {
       assert.deepEqual(await db.raw('select query_only as q from pragma_query_only').options(ON_WRITER), [{ q: 0 }])
     })
 
-    it('when both read connections are taken, a read runs on the writer if it is free, or on whichever frees first', async () => {
+    it('when both read connections are taken, a short read runs on the writer if it is free, or on whichever frees first; others wait', async () => {
       const readers = (db.client as unknown as { readers: Knex.Client }).readers
       const held = [await readers.acquireConnection(), await readers.acquireConnection()]
       const queryOnly = 'select query_only as q from pragma_query_only'
+      const short = () => db.raw(queryOnly).options(SHORT_READ)
+      const timed = createKnex(`sqlite://${file}`, {}, { acquireTimeoutMs: 500 })
+      // knex reports every failed acquire on the console; the test asserts on the answer instead.
+      timed.client.logger.warn = () => undefined
       try {
-        assert.deepEqual(await within(2000, db.raw(queryOnly), 'a read beside two held readers'), [{ q: 0 }])
+        assert.deepEqual(await within(2000, short(), 'a short read beside two held readers'), [{ q: 0 }])
+        // Any other read waits for a read connection, though the writer is free.
+        const timedReaders = (timed.client as unknown as { readers: Knex.Client }).readers
+        const timedHeld = [await timedReaders.acquireConnection(), await timedReaders.acquireConnection()]
+        try {
+          await assert.rejects(timed.raw(queryOnly), /Timeout acquiring a connection/)
+        } finally {
+          for (const connection of timedHeld) await timedReaders.releaseConnection(connection)
+        }
         const trx = await db.transaction()
         let waiting: Promise<unknown>
         try {
-          // The writer is taken too: the read waits for a read connection.
-          waiting = db.raw(queryOnly)
+          // The writer is taken too: the read waits for both, and runs on the first that frees.
+          waiting = short()
           await new Promise((resolve) => setTimeout(resolve, 200))
           await readers.releaseConnection(held.pop())
           assert.deepEqual(await within(2000, waiting, 'a read once a reader is free'), [{ q: 1 }])
           held.push(await readers.acquireConnection())
-          waiting = db.raw(queryOnly)
+          waiting = short()
           await new Promise((resolve) => setTimeout(resolve, 200))
         } finally {
           await trx.rollback()
@@ -343,6 +362,7 @@ describe('SQLite', () => {
         assert.deepEqual(await within(2000, waiting, 'a read once the writer is free'), [{ q: 0 }])
       } finally {
         for (const connection of held) await readers.releaseConnection(connection)
+        await timed.destroy()
       }
     })
 
