@@ -291,13 +291,17 @@ interface RunnerBuilder {
  * wrongly fails loudly: the read connections are `query_only`.
  */
 const readsOnly = (builder: RunnerBuilder) =>
-  builder._options?.some((options) => options.onWriter === true)
+  marked(builder, 'onWriter')
     ? false
-    : builder._options?.some((options) => options.onReader === true)
+    : marked(builder, 'onReader')
       ? true
       : builder._method !== undefined
         ? READ_METHODS.has(builder._method)
         : typeof builder.sql === 'string' && /^\s*select\b/i.test(builder.sql) && !/;\s*\S/.test(builder.sql)
+
+/** Whether `.options()` set `option` on `builder` (`ON_WRITER`, `ON_READER`, `SHORT_READ`). */
+const marked = (builder: RunnerBuilder, option: 'onWriter' | 'onReader' | 'shortRead') =>
+  builder._options?.some((options) => options[option] === true) === true
 
 /** Whether `client` has read connections and `builder` is a read outside a transaction that chose no connection. */
 const onReaders = (client: { readers?: unknown; transacting?: boolean }, builder: RunnerBuilder) =>
@@ -327,8 +331,7 @@ const hasRoom = ({ pool }: { pool?: PoolLoad }) =>
  */
 function readerFor(client: { readers?: unknown }, builder: RunnerBuilder): unknown {
   const readers = client.readers as { pool?: PoolLoad; either?: unknown }
-  const short = builder._options?.some((options) => options.shortRead === true) === true
-  return short && !hasRoom(readers) ? readers.either : readers
+  return marked(builder, 'shortRead') && !hasRoom(readers) ? readers.either : readers
 }
 
 /** What `eitherOf` uses of a knex client and its pool (tarn's). */
@@ -379,8 +382,6 @@ function eitherOf<C extends PooledClient>(readers: C, main: PooledClient): C {
     lent.delete(connection) ? main.releaseConnection(connection) : readers.releaseConnection(connection)
   return either
 }
-
-const markedReader = (builder: RunnerBuilder) => builder._options?.some((options) => options.onReader === true) === true
 
 /**
  * The queries knex builds, with bindings: the statements a request runs again and again. Reads
@@ -523,7 +524,7 @@ function guardedPgClient(guarded: (query: PgQuery) => PgQuery) {
      */
     runner(builder: RunnerBuilder) {
       const runner = super.runner(builder) as { client: unknown }
-      if (onReaders(this, builder) && (builder._method !== undefined || markedReader(builder)))
+      if (onReaders(this, builder) && (builder._method !== undefined || marked(builder, 'onReader')))
         runner.client = readerFor(this, builder)
       return runner
     }
@@ -891,12 +892,28 @@ const READERS = 2
 function withReaders(writer: Sqlite3ImmediateClient, config: Knex.Config) {
   const readers = new Sqlite3ImmediateClient(config)
   readers.writer = writer
+  joinReaders(writer, readers)
+}
+
+/** What `joinReaders` uses of a client (SQLite's or PostgreSQL's). */
+interface ReadingClient {
+  readers?: unknown
+  either?: unknown
+  on(event: string, listener: (...args: unknown[]) => void): unknown
+  emit(event: string, ...args: unknown[]): boolean
+}
+
+/**
+ * Makes `readers` the read connections of `main`: their queries' events are the instance's (so
+ * `knex.on('query')` hears them all), what knex reports about them (a failed acquire) goes to the
+ * instance's logger, and a short read that finds them all taken may use a main connection (`eitherOf`).
+ */
+function joinReaders(main: ReadingClient, readers: ReadingClient) {
   for (const event of ['start', 'query', 'query-error', 'query-response'])
-    readers.on(event, (...args: unknown[]) => writer.emit(event, ...args))
-  // The instance's logger: what knex reports about a reader (a failed acquire) goes where the writer's goes.
-  ;(readers as unknown as { logger: unknown }).logger = (writer as unknown as { logger: unknown }).logger
-  readers.either = eitherOf(readers as unknown as PooledClient, writer as unknown as PooledClient)
-  writer.readers = readers
+    readers.on(event, (...args: unknown[]) => main.emit(event, ...args))
+  ;(readers as { logger?: unknown }).logger = (main as { logger?: unknown }).logger
+  readers.either = eitherOf(readers as unknown as PooledClient, main as unknown as PooledClient)
+  main.readers = readers
 }
 
 type GuardedPgClient = InstanceType<ReturnType<typeof guardedPgClient>>
@@ -923,11 +940,7 @@ function withPgReaders(main: GuardedPgClient, config: Knex.Config) {
   const Client = main.constructor as new (config: Knex.Config) => GuardedPgClient
   const readers = new Client(config)
   readers.config.client = 'pg'
-  for (const event of ['start', 'query', 'query-error', 'query-response'])
-    readers.on(event, (...args: unknown[]) => main.emit(event, ...args))
-  ;(readers as unknown as { logger: unknown }).logger = (main as unknown as { logger: unknown }).logger
-  readers.either = eitherOf(readers as unknown as PooledClient, main as unknown as PooledClient)
-  main.readers = readers
+  joinReaders(main, readers)
 }
 
 /**

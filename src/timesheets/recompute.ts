@@ -1,7 +1,7 @@
 import { conflict } from '../errors'
 import type { Knex } from 'knex'
 import { TableUpdate, updateTables } from '../db/update-rows'
-import { RowsPart, wholeRowsOf } from '../db/json-rows'
+import { QueryPart, RowsPart, wholeRowsOf } from '../db/json-rows'
 import { lockedForWrite, namedByText, unplannedDay, unplannedInstant } from '../db/dialect'
 import type { Row } from '../resources/define-resource'
 import { Day, calendarDay, coversSeveralDays, dayBounds, millis } from './calendar'
@@ -461,7 +461,7 @@ async function readSheetRows(
     (column: string, [from, to]: [Day, Day]) =>
     (query: Knex.QueryBuilder) =>
       query.where(user).where(column, '>=', unplannedDay(trx, from)).where(column, '<=', unplannedDay(trx, to))
-  const parts: RowsPart[] = []
+  const parts: (RowsPart | QueryPart)[] = []
   if (weekStarts.length > 0)
     parts.push({ table: WEEK_TABLE, filter: inRange('weekStart', [weekStarts[0], weekStarts[weekStarts.length - 1]]) })
   if (months.length > 0)
@@ -475,16 +475,13 @@ async function readSheetRows(
   // PostgreSQL reads them in a named statement of their own: merged, the POST measured 0 and -9 %
   // (a longer text to build, bind and name saved less than its round trip).
   const merged = trx.client.config.client !== 'pg'
-  const account = {
-    query: accountAndScheduleQuery(trx, user.companyId, user.userId),
-    columns: ACCOUNT_AND_SCHEDULE_COLUMNS
-  }
+  if (merged)
+    parts.push({
+      query: accountAndScheduleQuery(trx, user.companyId, user.userId),
+      columns: ACCOUNT_AND_SCHEDULE_COLUMNS
+    })
   // Named while its text is one of a few (the runs of days make the shapes).
-  const found = await wholeRowsOf(
-    trx,
-    merged ? [...parts, account] : parts,
-    runs.length <= 3 ? { purpose: 'sheet rows' } : false
-  )
+  const found = await wholeRowsOf(trx, parts, runs.length <= 3 ? { purpose: 'sheet rows' } : false)
   const accountRows = merged ? found.pop()! : null
   const wanted = new Set(weekStarts)
   const weekRows = weekStarts.length > 0 ? found.shift()!.filter((row) => wanted.has(dayOf(row.weekStart))) : []

@@ -202,10 +202,10 @@ export const ACCOUNT_AND_SCHEDULE_COLUMNS = [
  * them apart was three statements). SQLite reads it as a part of the statement of sheet rows
  * (`readSheetRows` in src/timesheets/recompute.ts, since the eighth session of 2026-12-06: a
  * statement less per recomputation), PostgreSQL with `accountAndScheduleRows`. The user's row
- * (one) is left-joined with both
- * kinds of versions, so it comes back even with no version. Keys and equalities only, so its plan
- * cannot depend on the values; it names its columns, so a column added to one of its tables does
- * not change its result. The rows come in no particular order (`accountAndScheduleOf` sorts them).
+ * (one) is left-joined with both kinds of versions, so it comes back even with no version. Keys
+ * and equalities only, so its plan cannot depend on the values; it names its columns, so a column
+ * added to one of its tables does not change its result. The rows come in no particular order
+ * (`accountAndScheduleOf` sorts them).
  */
 export function accountAndScheduleQuery(db: Db, companyId: number, userId: number): Knex.QueryBuilder {
   const user = db('users')
