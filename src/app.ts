@@ -5,8 +5,9 @@ import socketio from '@feathersjs/socketio'
 import path from 'node:path'
 import type { Application, Configuration, NextFunction } from './declarations'
 import { configurationValidator } from './configuration'
-import { createKnex, clientOf, ON_WRITER, SHORT_READ } from './db/knex'
+import { createKnex, clientOf, DEFAULT_TIMEOUTS, ON_WRITER, readConnectionsOf, SHORT_READ } from './db/knex'
 import { createDialect } from './db/dialect'
+import { SearchSlots, searchLimitsFor } from './db/search-slots'
 import { createChangeSignal } from './db/change-signal'
 import { KeyCache } from './auth/key-cache'
 import { resolveAppSecret } from './auth/secret'
@@ -69,6 +70,9 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.set('dialect', createDialect(clientOf(url)))
   const knex = createKnex(url, pool, { statementTimeoutMs, acquireTimeoutMs })
   app.set('knex', knex)
+  // Long reads (searches) take turns, so they never hold every read connection (src/db/search-slots.ts).
+  const searchWaitMs = acquireTimeoutMs ?? DEFAULT_TIMEOUTS.acquireTimeoutMs
+  app.set('searchSlots', new SearchSlots(searchLimitsFor(readConnectionsOf(knex), searchWaitMs)))
   // Authentication without a database round trip while the database reports no change to keys.
   const changes = createChangeSignal(url, logger)
   app.set('apiKeyCache', new KeyCache(changes, app.get('keyCache')))

@@ -916,6 +916,15 @@ function joinReaders(main: ReadingClient, readers: ReadingClient) {
   main.readers = readers
 }
 
+/**
+ * The connections reads outside a transaction run on: the read connections, or (an in-memory
+ * SQLite database, which has none) the one connection everything runs on.
+ */
+export function readConnectionsOf(db: Knex): number {
+  const readers = (db.client as { readers?: { config: Knex.Config } }).readers
+  return readers?.config.pool?.max ?? db.client.config.pool?.max ?? 1
+}
+
 type GuardedPgClient = InstanceType<ReturnType<typeof guardedPgClient>>
 
 /**

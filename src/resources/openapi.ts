@@ -110,7 +110,11 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
     description:
       'The `Idempotency-Key` was first used for another request (method, path with query string, or body); `data.validationErrors` names the header.'
   },
-  429: { name: 'TooManyRequests', description: 'Rate limit reached; retry after `Retry-After` seconds.' },
+  429: {
+    name: 'TooManyRequests',
+    description:
+      'Rate limit reached, or (a list filtered with `$like`) too many searches of the company at once; retry after `Retry-After` seconds.'
+  },
   500: { name: 'GeneralError', description: 'Unexpected error (never with internals).' },
   503: { name: 'Unavailable', description: 'The database is not reachable; retry shortly.' }
 }

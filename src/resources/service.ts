@@ -19,6 +19,7 @@ import { badRequest, bodyTitle, BodyErrorsSlot } from './validation'
 import { checkReferences } from './references'
 import { isForeignKeyViolation, stillReferenced } from './errors'
 import type { Dialect, ListSearch } from '../db/dialect'
+import type { ListQuery } from './query'
 import { journalOf, loggedTransaction } from '../events/journal'
 
 /** The column that carries a list's total on each of its rows (not a field of any resource). */
@@ -95,6 +96,20 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
 
   async find(params: Params = {}): Promise<ListEnvelope> {
     const list = params.list ?? { page: 0, size: 10, sort: [['id', 1]], where: {} }
+    // A search reads on a read connection for as long as its matches take: it waits for its turn
+    // (src/db/search-slots.ts). In a transaction it reads on the transaction's own connection.
+    const turn =
+      params.transaction || !isSearch(list.where)
+        ? undefined
+        : await this.app.get('searchSlots').enter(this.companyId(params))
+    try {
+      return await this.findPage(list, params)
+    } finally {
+      turn?.()
+    }
+  }
+
+  private async findPage(list: ListQuery, params: Params): Promise<ListEnvelope> {
     const { table } = this.resource
     const query = { ...list.where, [`${table}.companyId`]: this.companyId(params) }
     const db = params.transaction?.trx ?? this.knex
@@ -298,6 +313,10 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     this.path = path
   }
 }
+
+/** A list filtered with `$like`: its cost grows with the company's rows, not only the page's. */
+const isSearch = (where: Record<string, unknown>) =>
+  Object.values(where).some((filter) => typeof filter === 'object' && filter !== null && '$like' in filter)
 
 /** A rule refusing the write on its own terms (4xx), as opposed to failing. */
 const isRefusal = (error: unknown): error is FeathersError =>

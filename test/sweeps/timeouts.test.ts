@@ -9,6 +9,7 @@ import { createKnex, withoutStatementTimeout } from '../../src/db/knex'
 import { FreezingRelay } from '../support/fault-injection'
 import type { Application } from '../../src/declarations'
 import { appendEvents } from '../../src/events/event-log'
+import { eventually, within } from '../support/wait'
 
 /** Short limits, so a test waits seconds, not the production defaults. */
 const STATEMENT_TIMEOUT_MS = 1000
@@ -339,6 +340,106 @@ forEachDatabase('database timeouts', (suite) => {
       }
       assert.equal((await http.get('/ready')).status, 200)
     } finally {
+      await app.teardown()
+    }
+  })
+
+  /** A substring search of customers: a list whose cost grows with the company's rows (src/db/search-slots.ts). */
+  const searchCustomers = (http: HttpClient, company: TestCompany) =>
+    http.withKey(company.apiKey).get('/v1/customers', { 'companyName[$like]': '%Kunde%' })
+
+  it('searches take turns: past its share a company’s search waits, then 429 with Retry-After; behind other companies’ searches 503; other reads never wait for a turn', async function () {
+    const { app, http } = await timedApp({ statementTimeoutMs: 30000 })
+    const slots = app.get('searchSlots')
+    const { total, perCompany, waitMs } = slots.limits
+    assert.equal(waitMs, ACQUIRE_TIMEOUT_MS, 'a search waits for its turn as long as for a connection')
+    try {
+      const a = await suite.company()
+      const b = await suite.company()
+      // Long searches stand in: company A holds its share of the turns, a third company the rest.
+      const held = [
+        ...(await Promise.all(Array.from({ length: perCompany }, () => slots.enter(a.id)))),
+        ...(await Promise.all(Array.from({ length: total - perCompany }, () => slots.enter(-1))))
+      ]
+      const started = Date.now()
+      const [ownShare, othersTurns, list, record] = await Promise.all([
+        searchCustomers(http, a).then((res) => ({ res, waited: Date.now() - started })),
+        searchCustomers(http, b),
+        a.api.get('/v1/customers', { size: 5 }),
+        b.api.get(`/v1/users/${b.adminUserId}`)
+      ])
+      assert.equal(list.status, 200, `a list without $like: ${list.text}`)
+      assert.equal(record.status, 200, `a record: ${record.text}`)
+      assert.equal(ownShare.res.status, 429, ownShare.res.text)
+      assert.equal(ownShare.res.body.name, 'TooManyRequests')
+      assert.equal(ownShare.res.headers.get('retry-after'), '1')
+      assert.equal(ownShare.res.body.data.retryAfter, 1)
+      assert.match(ownShare.res.body.message, /\$like/)
+      assert.ok(ownShare.waited >= waitMs * 0.9, `it waited for a turn (${ownShare.waited} ms)`)
+      assert.ok(ownShare.waited < waitMs + SLACK_MS, `answered after ${ownShare.waited} ms`)
+      assertUnavailable(othersTurns, 'a search behind other companies’ searches')
+
+      // A waiting search runs as soon as one of its company's turns ends.
+      const waiting = searchCustomers(http, a)
+      await new Promise((resolve) => setTimeout(resolve, waitMs / 4))
+      held[0]()
+      assert.equal((await waiting).status, 200, 'the waiting search got the freed turn')
+      for (const end of held) end()
+      assert.equal(slots.active, 0, 'refused and answered searches hold no turn')
+      assert.equal((await searchCustomers(http, b)).status, 200)
+    } finally {
+      await app.teardown()
+    }
+  })
+
+  it('long searches of two companies leave a read connection to every other read, and each search gets its turn', async function () {
+    // A search that takes long for real: PostgreSQL holds it at a lock on the table it reads. (A
+    // SQLite read cannot be held while another table stays readable: it locks the whole file.)
+    if (suite.db.name !== 'postgres') return this.skip()
+    const { app, http } = await timedApp({ statementTimeoutMs: 30000, acquireTimeoutMs: 4000 })
+    const knex = app.get('knex' as any) as Knex
+    const { total, perCompany } = app.get('searchSlots').limits
+    const locker = createKnex(suite.db.url, { min: 1, max: 1 }, { statementTimeoutMs: 0 })
+    // The locker's transaction would see one snapshot of the activity: it asks for a new one each time.
+    const waitingOnTheLock = async () => {
+      await locker.raw('select pg_stat_clear_snapshot()')
+      return Number(
+        (
+          await locker.raw(
+            "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%customers%'"
+          )
+        ).rows[0].n
+      )
+    }
+    try {
+      const [a, b, c] = [await suite.company(), await suite.company(), await suite.company()]
+      // Their keys known to the instance, and the search's once-per-process look at the table's ids
+      // done, so nothing but the searches' own statements needs the table.
+      for (const company of [a, b, c]) assert.equal((await company.api.get('/v1/gangs')).status, 200)
+      assert.equal((await searchCustomers(http, c)).status, 200)
+      const readConnections = (knex.client as unknown as { readers: { config: Knex.Config } }).readers.config.pool!.max!
+      await locker.raw('BEGIN')
+      await locker.raw('LOCK TABLE customers IN ACCESS EXCLUSIVE MODE')
+      // More searches than read connections: without turns they would take every one.
+      const searches = [
+        ...Array.from({ length: readConnections }, () => searchCustomers(http, a)),
+        ...Array.from({ length: perCompany }, () => searchCustomers(http, b))
+      ]
+      await eventually(waitingOnTheLock, (n) => n >= total)
+      // A list of another table (and another company) is served by the connection left over.
+      const list = await within(3000, c.api.get('/v1/gangs'), 'a list while searches wait on the lock')
+      assert.equal(list.status, 200, list.text)
+      assert.equal(await waitingOnTheLock(), total, `searches reading at once (${perCompany} per company)`)
+      await locker.raw('ROLLBACK')
+      const answers = await Promise.all(searches)
+      assert.deepEqual(
+        answers.map((res) => res.status),
+        searches.map(() => 200),
+        'every search got its turn once the lock was gone'
+      )
+    } finally {
+      await locker.raw('ROLLBACK').catch(() => undefined)
+      await locker.destroy()
       await app.teardown()
     }
   })
