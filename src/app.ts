@@ -177,6 +177,8 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
       async (_context: unknown, next: NextFunction) => {
         // The pool closes even when another teardown step fails (socket.io closing a server
         // that a graceful stop already closed): connections end cleanly, SQLite checkpoints.
+        // Searches waiting for a turn are refused now, not after their wait: the pool is closing.
+        app.get('searchSlots').close()
         try {
           await next()
         } finally {

@@ -35,23 +35,26 @@ export function searchLimitsFor(readConnections: number, waitMs: number): Search
 
 interface Waiter {
   grant(): void
+  refuse(): void
 }
 
 /**
- * Turns for list searches (lists filtered with `$like`), the one read whose cost grows with the
- * company's rows rather than the page: a substring of a frequent word is matched and counted in
- * every row (docs/decisions.md, "An exact `total`"). Each search holds a read connection while it
- * runs; without turns, a few long ones of one company took every read connection of the process,
- * and every other company's lists waited for them (docs/decisions.md, "Turns for searches").
+ * Turns for list searches (lists filtered with `$like`): the statement that reads a search's
+ * matches costs what the company's matches cost (a substring of a frequent word is matched and
+ * counted in every row; docs/decisions.md, "An exact `total`") and holds a read connection all
+ * that time. Without turns, a few long searches of one company took every read connection of the
+ * process, and every other company's lists waited for them (docs/decisions.md, "Turns for searches").
  *
- * A search that finds no turn waits in its company's line. Turns go to the companies in rotation,
- * each line first come, first served, so one company's many searches delay another's by at most
- * one turn. A wait is bounded: after `waitMs` a company that holds all its own turns is told to
- * retry (429, `Retry-After`), and one that waited for other companies' searches gets 503, as a
- * request waiting for a database connection does.
+ * A search that finds no turn waits in its company's line. A freed turn goes to the first company
+ * in the rotation that holds less than its share, each line first come, first served; a company
+ * whose search just ended goes behind the others, so a newcomer waits for the rest of one search
+ * of a busy company, not for its next one too. A wait is bounded: after `waitMs` a company that
+ * holds all its own turns is told to retry (429, `Retry-After`), and one that waited for other
+ * companies' searches gets 503, as a request waiting for a database connection does.
  */
 export class SearchSlots {
   private running = 0
+  private closed = false
   private readonly held = new Map<number, number>()
   /** Lines of waiting searches by company; the map's order is the rotation. */
   private readonly lines = new Map<number, Waiter[]>()
@@ -65,25 +68,46 @@ export class SearchSlots {
 
   /** Waits for a turn of `companyId`; the returned function ends it (once; later calls do nothing). */
   async enter(companyId: number): Promise<() => void> {
+    if (this.closed) throw othersSearching()
     if (this.running < this.limits.total && this.heldBy(companyId) < this.limits.perCompany) return this.take(companyId)
     const line = this.lines.get(companyId) ?? []
     if (line.length >= this.limits.maxWaiting) throw tooManySearches()
     return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.leaveLine(companyId, waiter)
+        reject(this.heldBy(companyId) >= this.limits.perCompany ? tooManySearches() : othersSearching())
+      }, this.limits.waitMs)
+      // A process that stops does not wait for a search's timer (close() refuses the search at once).
+      timer.unref()
       const waiter: Waiter = {
         grant: () => {
           clearTimeout(timer)
           resolve(this.take(companyId))
+        },
+        refuse: () => {
+          clearTimeout(timer)
+          reject(othersSearching())
         }
       }
-      const timer = setTimeout(() => {
-        const waiting = this.lines.get(companyId)!
-        waiting.splice(waiting.indexOf(waiter), 1)
-        if (waiting.length === 0) this.lines.delete(companyId)
-        reject(this.heldBy(companyId) >= this.limits.perCompany ? tooManySearches() : othersSearching())
-      }, this.limits.waitMs)
       line.push(waiter)
       this.lines.set(companyId, line)
     })
+  }
+
+  /** Refuses every waiting search (503) and gives no more turns: the instance is stopping. */
+  close() {
+    this.closed = true
+    for (const [companyId, line] of [...this.lines])
+      for (const waiter of [...line]) {
+        this.leaveLine(companyId, waiter)
+        waiter.refuse()
+      }
+  }
+
+  private leaveLine(companyId: number, waiter: Waiter) {
+    const line = this.lines.get(companyId)!
+    line.splice(line.indexOf(waiter), 1)
+    if (line.length === 0) this.lines.delete(companyId)
   }
 
   private heldBy(companyId: number) {
@@ -101,6 +125,13 @@ export class SearchSlots {
       const left = this.heldBy(companyId) - 1
       if (left === 0) this.held.delete(companyId)
       else this.held.set(companyId, left)
+      // A company whose search just ended goes behind the others that wait: a newcomer's search
+      // waits for the rest of one search of a busy company, not for its next one as well.
+      const line = this.lines.get(companyId)
+      if (line) {
+        this.lines.delete(companyId)
+        this.lines.set(companyId, line)
+      }
       this.grantWaiting()
     }
   }
@@ -111,7 +142,7 @@ export class SearchSlots {
    * share each, so a pass looks at no more than `total / perCompany` lines.
    */
   private grantWaiting() {
-    while (this.running < this.limits.total) {
+    while (!this.closed && this.running < this.limits.total) {
       let next: number | undefined
       for (const companyId of this.lines.keys())
         if (this.heldBy(companyId) < this.limits.perCompany) {

@@ -116,7 +116,11 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
       'Rate limit reached, or (a list filtered with `$like`) too many searches of the company at once; retry after `Retry-After` seconds.'
   },
   500: { name: 'GeneralError', description: 'Unexpected error (never with internals).' },
-  503: { name: 'Unavailable', description: 'The database is not reachable; retry shortly.' }
+  503: {
+    name: 'Unavailable',
+    description:
+      'The database is not reachable or too busy (no connection, or no turn for a search, within the acquire timeout); retry shortly.'
+  }
 }
 
 /** The 409 reasons (src/errors.ts), as the Error schema lists them. */

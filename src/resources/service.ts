@@ -19,7 +19,6 @@ import { badRequest, bodyTitle, BodyErrorsSlot } from './validation'
 import { checkReferences } from './references'
 import { isForeignKeyViolation, stillReferenced } from './errors'
 import type { Dialect, ListSearch } from '../db/dialect'
-import type { ListQuery } from './query'
 import { journalOf, loggedTransaction } from '../events/journal'
 
 /** The column that carries a list's total on each of its rows (not a field of any resource). */
@@ -96,20 +95,6 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
 
   async find(params: Params = {}): Promise<ListEnvelope> {
     const list = params.list ?? { page: 0, size: 10, sort: [['id', 1]], where: {} }
-    // A search reads on a read connection for as long as its matches take: it waits for its turn
-    // (src/db/search-slots.ts). In a transaction it reads on the transaction's own connection.
-    const turn =
-      params.transaction || !isSearch(list.where)
-        ? undefined
-        : await this.app.get('searchSlots').enter(this.companyId(params))
-    try {
-      return await this.findPage(list, params)
-    } finally {
-      turn?.()
-    }
-  }
-
-  private async findPage(list: ListQuery, params: Params): Promise<ListEnvelope> {
     const { table } = this.resource
     const query = { ...list.where, [`${table}.companyId`]: this.companyId(params) }
     const db = params.transaction?.trx ?? this.knex
@@ -125,13 +110,13 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     builder.select(counting.clone().as(LIST_TOTAL), ...(this.resource.readColumns?.(db, table) ?? []))
     builder.limit(list.size)
     if (list.page > 0) builder.offset(list.page * list.size)
-    const rows: Row[] = await builder.catch(errorHandler)
+    const rows: Row[] = await this.readMatches(list.where, params, () => builder.catch(errorHandler))
     const total =
       rows.length > 0
         ? Number(rows[0][LIST_TOTAL])
         : list.page === 0
           ? 0
-          : Number((await counting.catch(errorHandler))[0].total)
+          : Number((await this.readMatches(list.where, params, () => counting.catch(errorHandler)))[0].total)
     const envelope: ListEnvelope = {
       page: list.page,
       pages: Math.ceil(total / list.size),
@@ -140,6 +125,22 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
       items: await this.decode(rows, params, 'find')
     }
     return envelope
+  }
+
+  /**
+   * Runs a statement that reads a list's matches. A search's (a `$like` filter: it reads as many rows
+   * as the company has matches) waits for its turn first and holds it only while the statement runs
+   * (src/db/search-slots.ts); the search's planning and the page's decoding need none. In a
+   * transaction it reads on the transaction's own connection and takes no turn.
+   */
+  private async readMatches<T>(where: Row, params: Params, read: () => Promise<T>): Promise<T> {
+    if (params.transaction || !isSearch(where)) return read()
+    const end = await this.app.get('searchSlots').enter(this.companyId(params))
+    try {
+      return await read()
+    } finally {
+      end()
+    }
   }
 
   async getRow(id: Id, params: Params): Promise<Row> {

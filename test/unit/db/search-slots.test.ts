@@ -61,25 +61,42 @@ describe('search turns (src/db/search-slots.ts)', () => {
     assert.equal(slots.active, 4)
   })
 
-  it('gives free turns to the companies in rotation, not in order of arrival', async () => {
+  it('gives a freed turn to the companies in rotation, the one whose search ended behind the others', async () => {
     const slots = new SearchSlots(limits())
     const held = [enter(slots, 1), enter(slots, 1), enter(slots, 2), enter(slots, 2)]
     const waiting = [enter(slots, 1), enter(slots, 1), enter(slots, 1), enter(slots, 2), enter(slots, 3)]
     await settle()
-    const order = () => waiting.filter((turn) => turn.end).map((turn) => turn.company)
-    // Company 1 ends one of its two: of the lines whose company holds less than its share, company
-    // 1's came first (company 2 holds 2, company 3's line queued after both).
+    const order = () => waiting.filter(granted).map((turn) => turn.company)
+    // Company 1 ends a search: company 3, which holds none, goes before company 1's own waiting
+    // ones (company 2 holds its share).
     held[0].end!()
     await settle()
-    assert.deepEqual(order(), [1])
-    // Company 2 ends one: its line is next in the rotation (company 1 went to the end).
+    assert.deepEqual(order(), [3])
+    // Company 2 ends one: company 1's line is now ahead of company 2's, which just moved back.
     held[2].end!()
     await settle()
-    assert.deepEqual(order(), [1, 2])
-    // Company 1 ends another: company 3 waited behind two of company 1's searches, and goes first.
+    assert.deepEqual(order(), [1, 3])
+    // Company 1 ends another: company 2's turn.
     held[1].end!()
     await settle()
     assert.deepEqual(order(), [1, 2, 3])
+  })
+
+  it('makes a newcomer wait for the rest of one search of a busy company, not for its next one too', async () => {
+    const slots = new SearchSlots(limits({ total: 1, perCompany: 1 }))
+    const first = enter(slots, 1)
+    const second = enter(slots, 1)
+    await settle()
+    const newcomer = enter(slots, 2)
+    await settle()
+    first.end!()
+    await settle()
+    assert.ok(granted(newcomer), 'the newcomer goes before the busy company’s next search')
+    assert.equal(granted(second), false)
+    newcomer.end!()
+    await settle()
+    assert.ok(granted(second))
+    second.end!()
   })
 
   it('ends a turn once: a second call does not free another search’s turn', async () => {
@@ -129,16 +146,33 @@ describe('search turns (src/db/search-slots.ts)', () => {
     assert.equal(other.failed, undefined, 'another company still waits in its own line')
     held.end!()
     await settle()
-    assert.ok(waiting[0].end, 'company 1’s line was first')
-    waiting[0].end!()
-    await settle()
-    // Company 1 went to the end of the rotation: company 2's one search goes before its second.
-    assert.ok(other.end)
-    assert.equal(granted(waiting[1]), false)
+    // Company 1's search ended: company 2's line goes first.
+    assert.ok(granted(other))
     other.end!()
     await settle()
-    assert.ok(waiting[1].end)
+    assert.ok(granted(waiting[0]))
+    waiting[0].end!()
+    await settle()
+    assert.ok(granted(waiting[1]))
     waiting[1].end!()
+  })
+
+  it('refuses every waiting search when closed, and every search after', async () => {
+    const slots = new SearchSlots(limits({ total: 1, perCompany: 1 }))
+    const running = enter(slots, 1)
+    const waiting = [enter(slots, 1), enter(slots, 2)]
+    await settle()
+    slots.close()
+    await settle()
+    assert.deepEqual(
+      waiting.map((turn) => (turn.failed as { code: number }).code),
+      [503, 503]
+    )
+    running.end!()
+    const late = enter(slots, 3)
+    await settle()
+    assert.equal((late.failed as { code: number }).code, 503)
+    assert.equal(slots.active, 0)
   })
 
   it('never exceeds the total or a company’s share, and leaves no turn free while a search could take it', async () => {
