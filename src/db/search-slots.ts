@@ -45,10 +45,10 @@ interface Waiter {
  * that time. Without turns, a few long searches of one company took every read connection of the
  * process, and every other company's lists waited for them (docs/decisions.md, "Turns for searches").
  *
- * A search that finds no turn waits in its company's line. A freed turn goes to the first company
- * in the rotation that holds less than its share, each line first come, first served; a company
- * whose search just ended goes behind the others, so a newcomer waits for the rest of one search
- * of a busy company, not for its next one too. A wait is bounded: after `waitMs` a company that
+ * A search that finds no turn waits in its company's line. A freed turn goes to the waiting
+ * company that holds the fewest turns (below its share), each line first come, first served; among
+ * equals, to the first in a rotation where a company whose search just ended goes behind the
+ * others, so a newcomer waits for the rest of one search of a busy company, not for its next one too. A wait is bounded: after `waitMs` a company that
  * holds all its own turns is told to retry (429, `Retry-After`), and one that waited for other
  * companies' searches gets 503, as a request waiting for a database connection does.
  */
@@ -66,9 +66,16 @@ export class SearchSlots {
     return this.running
   }
 
+  /** Searches waiting for a turn now. */
+  get waiting() {
+    let count = 0
+    for (const line of this.lines.values()) count += line.length
+    return count
+  }
+
   /** Waits for a turn of `companyId`; the returned function ends it (once; later calls do nothing). */
   async enter(companyId: number): Promise<() => void> {
-    if (this.closed) throw othersSearching()
+    if (this.closed) throw stopping()
     if (this.running < this.limits.total && this.heldBy(companyId) < this.limits.perCompany) return this.take(companyId)
     const line = this.lines.get(companyId) ?? []
     if (line.length >= this.limits.maxWaiting) throw tooManySearches()
@@ -86,7 +93,7 @@ export class SearchSlots {
         },
         refuse: () => {
           clearTimeout(timer)
-          reject(othersSearching())
+          reject(stopping())
         }
       }
       line.push(waiter)
@@ -137,18 +144,20 @@ export class SearchSlots {
   }
 
   /**
-   * Gives free turns to waiting searches: the first company in rotation that holds fewer than its
-   * share, which then goes to the end of the rotation. Companies passed over hold their whole
-   * share each, so a pass looks at no more than `total / perCompany` lines.
+   * Gives free turns to waiting searches: to the company that holds the fewest turns, and among
+   * those to the first in the rotation; it then goes to the end of the rotation. A pass looks at
+   * each company with a waiting search once.
    */
   private grantWaiting() {
     while (!this.closed && this.running < this.limits.total) {
       let next: number | undefined
       for (const companyId of this.lines.keys())
-        if (this.heldBy(companyId) < this.limits.perCompany) {
+        if (
+          next === undefined
+            ? this.heldBy(companyId) < this.limits.perCompany
+            : this.heldBy(companyId) < this.heldBy(next)
+        )
           next = companyId
-          break
-        }
       if (next === undefined) return
       const line = this.lines.get(next)!
       const waiter = line.shift()!
@@ -163,3 +172,5 @@ const tooManySearches = () =>
   new TooManyRequests('Too many searches ($like filters) of this company at once; retry in 1 s', { retryAfter: 1 })
 
 const othersSearching = () => new Unavailable('Too many searches at once on this server; try again shortly')
+
+const stopping = () => new Unavailable('The server is stopping; try again shortly')

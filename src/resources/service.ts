@@ -110,13 +110,16 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
     builder.select(counting.clone().as(LIST_TOTAL), ...(this.resource.readColumns?.(db, table) ?? []))
     builder.limit(list.size)
     if (list.page > 0) builder.offset(list.page * list.size)
-    const rows: Row[] = await this.readMatches(list.where, params, () => builder.catch(errorHandler))
-    const total =
-      rows.length > 0
-        ? Number(rows[0][LIST_TOTAL])
-        : list.page === 0
-          ? 0
-          : Number((await this.readMatches(list.where, params, () => counting.catch(errorHandler)))[0].total)
+    const { rows, total } = await this.readMatches(list.where, params, async () => {
+      const rows: Row[] = await builder.catch(errorHandler)
+      const total =
+        rows.length > 0
+          ? Number(rows[0][LIST_TOTAL])
+          : list.page === 0
+            ? 0
+            : Number((await counting.catch(errorHandler))[0].total)
+      return { rows, total }
+    })
     const envelope: ListEnvelope = {
       page: list.page,
       pages: Math.ceil(total / list.size),
@@ -128,10 +131,11 @@ export class ResourceService extends KnexAdapter<Row, Row, Params, Row> {
   }
 
   /**
-   * Runs a statement that reads a list's matches. A search's (a `$like` filter: it reads as many rows
-   * as the company has matches) waits for its turn first and holds it only while the statement runs
-   * (src/db/search-slots.ts); the search's planning and the page's decoding need none. In a
-   * transaction it reads on the transaction's own connection and takes no turn.
+   * Reads a list's matches: its page with the count, and the count of a page past the end. A
+   * search's (a `$like` filter: these statements read as many rows as the company has matches)
+   * waits for its turn first and holds it until both have answered (src/db/search-slots.ts); the
+   * search's planning and the page's decoding take none. In a transaction it reads on the
+   * transaction's own connection and takes no turn.
    */
   private async readMatches<T>(where: Row, params: Params, read: () => Promise<T>): Promise<T> {
     if (params.transaction || !isSearch(where)) return read()

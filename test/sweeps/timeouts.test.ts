@@ -9,7 +9,7 @@ import { createKnex, withoutStatementTimeout } from '../../src/db/knex'
 import { FreezingRelay } from '../support/fault-injection'
 import type { Application } from '../../src/declarations'
 import { appendEvents } from '../../src/events/event-log'
-import { eventually, within } from '../support/wait'
+import { eventually, until, within } from '../support/wait'
 
 /** Short limits, so a test waits seconds, not the production defaults. */
 const STATEMENT_TIMEOUT_MS = 1000
@@ -364,7 +364,7 @@ forEachDatabase('database timeouts', (suite) => {
       const started = Date.now()
       const [ownShare, othersTurns, list, record] = await Promise.all([
         searchCustomers(http, a).then((res) => ({ res, waited: Date.now() - started })),
-        searchCustomers(http, b),
+        searchCustomers(http, b).then((res) => ({ res, waited: Date.now() - started })),
         a.api.get('/v1/customers', { size: 5 }),
         b.api.get(`/v1/users/${b.adminUserId}`)
       ])
@@ -377,11 +377,12 @@ forEachDatabase('database timeouts', (suite) => {
       assert.match(ownShare.res.body.message, /\$like/)
       assert.ok(ownShare.waited >= waitMs * 0.9, `it waited for a turn (${ownShare.waited} ms)`)
       assert.ok(ownShare.waited < waitMs + SLACK_MS, `answered after ${ownShare.waited} ms`)
-      assertUnavailable(othersTurns, 'a search behind other companies’ searches')
+      assertUnavailable(othersTurns.res, 'a search behind other companies’ searches')
+      assert.ok(othersTurns.waited >= waitMs * 0.9, `it waited for a turn (${othersTurns.waited} ms)`)
 
       // A waiting search runs as soon as one of its company's turns ends.
       const waiting = searchCustomers(http, a)
-      await new Promise((resolve) => setTimeout(resolve, waitMs / 4))
+      await until(() => slots.waiting === 1)
       held[0]()
       assert.equal((await waiting).status, 200, 'the waiting search got the freed turn')
       for (const end of held) end()
@@ -392,25 +393,40 @@ forEachDatabase('database timeouts', (suite) => {
     }
   })
 
+  /** PostgreSQL: a connection holding `customers` locked, and how many statements filtering `column` wait for it. */
+  function customersLocker() {
+    const locker = createKnex(suite.db.url, { min: 1, max: 1 }, { statementTimeoutMs: 0 })
+    return {
+      lock: async () => {
+        await locker.raw('BEGIN')
+        await locker.raw('LOCK TABLE customers IN ACCESS EXCLUSIVE MODE')
+      },
+      unlock: () => locker.raw('ROLLBACK'),
+      // The locker's transaction would see one snapshot of the activity: it asks for a new one each time.
+      waiting: async (column: string) => {
+        await locker.raw('select pg_stat_clear_snapshot()')
+        const { rows } = await locker.raw(
+          "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like ?",
+          [`%from "customers" where "${column}" ilike%`]
+        )
+        return Number(rows[0].n)
+      },
+      close: async () => {
+        await locker.raw('ROLLBACK').catch(() => undefined)
+        await locker.destroy()
+      }
+    }
+  }
+
   it('long searches of two companies leave a read connection to every other read, and each search gets its turn', async function () {
     // A search that takes long for real: PostgreSQL holds it at a lock on the table it reads. (A
     // SQLite read cannot be held while another table stays readable: it locks the whole file.)
     if (suite.db.name !== 'postgres') return this.skip()
-    const { app, http } = await timedApp({ statementTimeoutMs: 30000, acquireTimeoutMs: 4000 })
+    // Waits long enough for the queued searches to outlast the test's own steps on a slow machine.
+    const { app, http } = await timedApp({ statementTimeoutMs: 30000, acquireTimeoutMs: 10000 })
     const knex = app.get('knex' as any) as Knex
     const { total, perCompany } = app.get('searchSlots').limits
-    const locker = createKnex(suite.db.url, { min: 1, max: 1 }, { statementTimeoutMs: 0 })
-    // The locker's transaction would see one snapshot of the activity: it asks for a new one each time.
-    const waitingOnTheLock = async () => {
-      await locker.raw('select pg_stat_clear_snapshot()')
-      return Number(
-        (
-          await locker.raw(
-            "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%customers%'"
-          )
-        ).rows[0].n
-      )
-    }
+    const locker = customersLocker()
     try {
       const [a, b, c] = [await suite.company(), await suite.company(), await suite.company()]
       // Their keys known to the instance, and the search's once-per-process look at the table's ids
@@ -418,19 +434,26 @@ forEachDatabase('database timeouts', (suite) => {
       for (const company of [a, b, c]) assert.equal((await company.api.get('/v1/gangs')).status, 200)
       assert.equal((await searchCustomers(http, c)).status, 200)
       const readConnections = (knex.client as unknown as { readers: { config: Knex.Config } }).readers.config.pool!.max!
-      await locker.raw('BEGIN')
-      await locker.raw('LOCK TABLE customers IN ACCESS EXCLUSIVE MODE')
-      // More searches than read connections: without turns they would take every one.
+      await locker.lock()
+      // More searches than read connections: without turns they would take every one. The two
+      // companies search different fields, so the statements waiting on the lock tell them apart.
       const searches = [
         ...Array.from({ length: readConnections }, () => searchCustomers(http, a)),
-        ...Array.from({ length: perCompany }, () => searchCustomers(http, b))
+        ...Array.from({ length: perCompany + 1 }, () => b.api.get('/v1/customers', { 'number[$like]': '%K-1%' }))
       ]
-      await eventually(waitingOnTheLock, (n) => n >= total)
+      await eventually(
+        async () => (await locker.waiting('company_name')) + (await locker.waiting('number')),
+        (n) => n >= total
+      )
       // A list of another table (and another company) is served by the connection left over.
       const list = await within(3000, c.api.get('/v1/gangs'), 'a list while searches wait on the lock')
       assert.equal(list.status, 200, list.text)
-      assert.equal(await waitingOnTheLock(), total, `searches reading at once (${perCompany} per company)`)
-      await locker.raw('ROLLBACK')
+      assert.deepEqual(
+        [await locker.waiting('company_name'), await locker.waiting('number')],
+        [perCompany, total - perCompany],
+        'searches reading at once, per company'
+      )
+      await locker.unlock()
       const answers = await Promise.all(searches)
       assert.deepEqual(
         answers.map((res) => res.status),
@@ -438,8 +461,29 @@ forEachDatabase('database timeouts', (suite) => {
         'every search got its turn once the lock was gone'
       )
     } finally {
-      await locker.raw('ROLLBACK').catch(() => undefined)
-      await locker.destroy()
+      await locker.close()
+      await app.teardown()
+    }
+  })
+
+  it('a search cancelled by the statement timeout gives its turn back', async function () {
+    if (suite.db.name !== 'postgres') return this.skip()
+    const { app, http } = await timedApp()
+    const slots = app.get('searchSlots')
+    const locker = customersLocker()
+    try {
+      const company = await suite.company()
+      assert.equal((await searchCustomers(http, company)).status, 200)
+      await locker.lock()
+      const answers = await Promise.all(
+        Array.from({ length: slots.limits.perCompany }, () => searchCustomers(http, company))
+      )
+      for (const res of answers) assertUnavailable(res, 'a search past the statement timeout')
+      assert.equal(slots.active, 0, 'the failed searches hold no turn')
+      await locker.unlock()
+      assert.equal((await searchCustomers(http, company)).status, 200)
+    } finally {
+      await locker.close()
       await app.teardown()
     }
   })

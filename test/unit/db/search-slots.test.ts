@@ -82,6 +82,33 @@ describe('search turns (src/db/search-slots.ts)', () => {
     assert.deepEqual(order(), [1, 2, 3])
   })
 
+  it('gives a freed turn to the waiting company that holds the fewest, whatever the rotation', async () => {
+    const slots = new SearchSlots(limits())
+    const other = [enter(slots, 9), enter(slots, 9)]
+    const running = [enter(slots, 1), enter(slots, 2)]
+    const a = [running[0], enter(slots, 1)]
+    const b = [running[1], enter(slots, 2)]
+    await settle()
+    assert.deepEqual(
+      [a, b].map((turns) => turns.map(granted)),
+      [
+        [true, false],
+        [true, false]
+      ]
+    )
+    assert.equal(slots.waiting, 2)
+    // Company 1's search ends: it now holds none, company 2 one, so company 1's waiting search
+    // goes first although company 1 just moved behind company 2 in the rotation.
+    a[0].end!()
+    await settle()
+    assert.ok(granted(a[1]))
+    assert.equal(granted(b[1]), false)
+    for (const turn of [...other, b[0]]) turn.end!()
+    await settle()
+    assert.ok(granted(b[1]))
+    assert.equal(slots.waiting, 0)
+  })
+
   it('makes a newcomer wait for the rest of one search of a busy company, not for its next one too', async () => {
     const slots = new SearchSlots(limits({ total: 1, perCompany: 1 }))
     const first = enter(slots, 1)
