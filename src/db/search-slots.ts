@@ -48,9 +48,10 @@ interface Waiter {
  * A search that finds no turn waits in its company's line. A freed turn goes to the waiting
  * company that holds the fewest turns (below its share), each line first come, first served; among
  * equals, to the first in a rotation where a company whose search just ended goes behind the
- * others, so a newcomer waits for the rest of one search of a busy company, not for its next one too. A wait is bounded: after `waitMs` a company that
- * holds all its own turns is told to retry (429, `Retry-After`), and one that waited for other
- * companies' searches gets 503, as a request waiting for a database connection does.
+ * others, so a newcomer waits for the rest of one search of a busy company, not for its next one
+ * too. A wait is bounded: after `waitMs` a company that holds all its own turns is told to retry
+ * (429, `Retry-After`), and one that waited for other companies' searches gets 503, as a request
+ * waiting for a database connection does.
  */
 export class SearchSlots {
   private running = 0
@@ -153,9 +154,8 @@ export class SearchSlots {
       let next: number | undefined
       for (const companyId of this.lines.keys())
         if (
-          next === undefined
-            ? this.heldBy(companyId) < this.limits.perCompany
-            : this.heldBy(companyId) < this.heldBy(next)
+          this.heldBy(companyId) < this.limits.perCompany &&
+          (next === undefined || this.heldBy(companyId) < this.heldBy(next))
         )
           next = companyId
       if (next === undefined) return

@@ -5,7 +5,7 @@ import type { Knex } from 'knex'
 import { forEachDatabase, TestCompany } from '../support/harness'
 import { HttpClient, HttpResponse } from '../support/http'
 import { createApp } from '../../src/app'
-import { createKnex, withoutStatementTimeout } from '../../src/db/knex'
+import { createKnex, readConnectionsOf, withoutStatementTimeout } from '../../src/db/knex'
 import { FreezingRelay } from '../support/fault-injection'
 import type { Application } from '../../src/declarations'
 import { appendEvents } from '../../src/events/event-log'
@@ -433,7 +433,7 @@ forEachDatabase('database timeouts', (suite) => {
       // done, so nothing but the searches' own statements needs the table.
       for (const company of [a, b, c]) assert.equal((await company.api.get('/v1/gangs')).status, 200)
       assert.equal((await searchCustomers(http, c)).status, 200)
-      const readConnections = (knex.client as unknown as { readers: { config: Knex.Config } }).readers.config.pool!.max!
+      const readConnections = readConnectionsOf(knex)
       await locker.lock()
       // More searches than read connections: without turns they would take every one. The two
       // companies search different fields, so the statements waiting on the lock tell them apart.
