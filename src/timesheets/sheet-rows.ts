@@ -103,16 +103,16 @@ function normalise(value: unknown): unknown {
 export function changedColumns(row: Row, columns: Row): Row {
   const changed: Row = {}
   for (const [name, value] of Object.entries(columns)) {
-    if (normalise(row[name]) !== normalise(value)) changed[name] = value
+    if (valueChanged(row[name], value)) changed[name] = value
   }
   return changed
 }
 
-/** Values as the database takes them: JSON documents as text. */
-export const toDb = (columns: Row): Row =>
-  Object.fromEntries(
-    Object.entries(columns).map(([name, value]) => [name, Array.isArray(value) ? JSON.stringify(value) : value])
-  )
+/** Whether `value` differs from what a row holds (`stored`), as `changedColumns` compares. */
+export const valueChanged = (stored: unknown, value: unknown) => normalise(stored) !== normalise(value)
+
+/** A value as the database takes it: a JSON document (an array) as text. */
+export const toDbValue = (value: unknown) => (Array.isArray(value) ? JSON.stringify(value) : value)
 
 const insertedId = (inserted: unknown) =>
   Number(typeof inserted === 'object' && inserted !== null ? (inserted as Row).id : inserted)

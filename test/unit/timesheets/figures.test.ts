@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import fc from 'fast-check'
 import {
   AbsenceInput,
   computeDay,
@@ -19,6 +20,7 @@ import {
 } from '../../../src/timesheets/workflow'
 
 const MIN = 60000
+type MonthInputArb = Parameters<typeof carryMonth>[1]
 const de: WorkingCalendar = { ...defaultWorkingTime('DE'), timezone: 'Europe/Berlin' }
 const it_: WorkingCalendar = { ...defaultWorkingTime('IT'), timezone: 'Europe/Rome' }
 const at = (iso: string) => Date.parse(iso)
@@ -293,6 +295,58 @@ describe('time-sheet aggregates and the carry chain (pure)', () => {
         locked.carryOutForfeitedMs
       ],
       [999 * MIN, 10 * MIN, 100 * MIN, 60 * MIN, 40 * MIN, 'capped', 20 * MIN]
+    )
+  })
+
+  it('chains every combination of manual values, cap and lock as CONTRACT §7.6 reads (property)', () => {
+    // The rules written out case by case, as the contract states them: a locked month keeps its
+    // snapshot (its carry-out counts as capped when below what its figures give, unless set by
+    // hand); otherwise the carry-in is the manual one or the previous carry-out, and the carry-out
+    // the manual one, or the computed one capped from above.
+    const expected = (previous: number | null, month: MonthInputArb, capMs: number | null) => {
+      const carryInComputedMs = previous ?? 0
+      const { locked, carryInManualMs: inManual, carryOutManualMs: outManual } = month
+      const sumActualMs = locked ? locked.sumActualMs : month.sumActualComputedMs
+      const sumTargetMs = locked ? locked.sumTargetMs : month.sumTargetComputedMs
+      const carryInMs = locked ? locked.carryInMs : inManual !== null ? inManual : carryInComputedMs
+      const carryOutComputedMs = carryInMs + sumActualMs - sumTargetMs
+      let carryOutMs: number
+      let capped = false
+      if (locked) {
+        carryOutMs = locked.carryOutMs
+        capped = outManual === null && carryOutMs < carryOutComputedMs
+      } else if (outManual !== null) carryOutMs = outManual
+      else if (capMs !== null && carryOutComputedMs > capMs) [carryOutMs, capped] = [capMs, true]
+      else carryOutMs = carryOutComputedMs
+      return {
+        sumActualMs,
+        sumTargetMs,
+        carryInComputedMs,
+        carryInMs,
+        carryOutComputedMs,
+        carryOutMs,
+        carryOutForfeitedMs: capped ? carryOutComputedMs - carryOutMs : 0,
+        carryInCorrectionType: inManual !== null ? 'manual' : null,
+        carryOutCorrectionType: outManual !== null ? 'manual' : capped ? 'capped' : null
+      }
+    }
+    // Small values make the boundaries (a carry-out equal to the cap, or to the locked one) frequent.
+    const ms = fc
+      .oneof(fc.integer({ min: -3, max: 3 }), fc.integer({ min: -500_000, max: 500_000 }))
+      .map((minutes) => minutes * MIN)
+    const orNull = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null, freq: 2 })
+    const month = fc.record({
+      sumActualComputedMs: ms,
+      sumTargetComputedMs: ms,
+      carryInManualMs: orNull(ms),
+      carryOutManualMs: orNull(ms),
+      locked: orNull(fc.record({ sumActualMs: ms, sumTargetMs: ms, carryInMs: ms, carryOutMs: ms }))
+    })
+    fc.assert(
+      fc.property(orNull(ms), month, orNull(ms), (previous, input, capMs) => {
+        assert.deepEqual(carryMonth(previous, input, capMs), expected(previous, input, capMs))
+      }),
+      { numRuns: 5000 }
     )
   })
 
