@@ -247,7 +247,8 @@ function asParameter(value: unknown): unknown {
 /**
  * A row's element of the JSON parameter: its columns' values through `map`, and its id as `$id`.
  * Built key by key: a spread followed by `$id`, or Object.fromEntries, cost microseconds per row
- * on Node 20 (docs/performance.md), and a carry chain writes 25.
+ * on Node 20 (docs/performance.md), and a carry chain writes 25. Column names come from the code,
+ * never from a request: an assignment would take a `__proto__` key as the prototype.
  */
 function withId(row: RowUpdate, map: (value: unknown) => unknown): Record<string, unknown> {
   const element: Record<string, unknown> = {}

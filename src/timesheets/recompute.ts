@@ -952,12 +952,12 @@ function writeChanged(
     let moved = false
     for (const name of Object.keys(columns)) {
       const value = columns[name]
-      const stored = toDbValue(value)
+      const written = toDbValue(value)
       if (valueChanged(row[name], value)) {
-        changed[name] = stored
+        changed[name] = written
         moved = true
         // An undefined value compares equal to a stored NULL and is kept as it is.
-      } else if (stored !== undefined) unchanged[name] = stored
+      } else if (written !== undefined) unchanged[name] = written
     }
     if (moved) updates.push({ row, id: Number(row.id), columns: changed, unchanged })
   }

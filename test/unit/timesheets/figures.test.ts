@@ -298,11 +298,12 @@ describe('time-sheet aggregates and the carry chain (pure)', () => {
     )
   })
 
-  it('chains every combination of manual values, cap and lock as CONTRACT §7.6 reads (property)', () => {
-    // The rules written out case by case, as the contract states them: a locked month keeps its
-    // snapshot (its carry-out counts as capped when below what its figures give, unless set by
-    // hand); otherwise the carry-in is the manual one or the previous carry-out, and the carry-out
-    // the manual one, or the computed one capped from above.
+  it('chains every combination of manual values, cap and lock by the rules written out case by case (property)', () => {
+    // The rules written out case by case. From CONTRACT §7.6: the carry-in is the manual one or the
+    // previous carry-out; the carry-out the manual one, or the computed one capped from above, the
+    // excess forfeited; a locked month keeps its snapshot. Our reading where §7.6 is silent: a locked
+    // carry-out below what the snapshot's figures give was capped when the month locked, and says so
+    // (the oracle states the rules, it does not check what the contract leaves open).
     const expected = (previous: number | null, month: MonthInputArb, capMs: number | null) => {
       const carryInComputedMs = previous ?? 0
       const { locked, carryInManualMs: inManual, carryOutManualMs: outManual } = month
