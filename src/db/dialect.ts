@@ -159,14 +159,35 @@ export function nameOfText(purpose: string, sql: string): string | undefined {
   return name
 }
 
-/** Names `statement` on PostgreSQL by its text (`nameOfText`); SQLite keeps statements prepared by text anyway. */
+/**
+ * Names `statement` on PostgreSQL by its text (`nameOfText`); SQLite keeps statements prepared by
+ * text anyway. The text is compiled once: knex would compile the statement again when it runs
+ * (its runner calls `toSQL`), so the statement is handed this compilation, with the name, for
+ * that one run. A recomputation's read and UPDATE are named so; compiling them twice cost about
+ * 0.2 ms of a POST time entry on this machine (docs/performance.md).
+ */
 export function namedByText<T extends Knex.Raw | Knex.QueryBuilder>(
   db: Knex | Knex.Transaction,
   purpose: string,
   statement: T
 ): T {
   if (db.client.config.client !== 'pg') return statement
-  const name = nameOfText(purpose, statement.toSQL().sql)
-  if (name !== undefined) statement.options({ name })
+  const compiled = statement.toSQL() as Knex.Sql & { options?: Record<string, unknown> }
+  const name = nameOfText(purpose, compiled.sql)
+  if (name === undefined) return statement
+  statement.options({ name })
+  const once = Object.assign({}, compiled, { options: Object.assign({}, compiled.options, { name }) })
+  let used = false
+  // An own `toSQL` shadows the builder's for this statement; a second call (a second run) compiles anew.
+  const compile = statement.toSQL.bind(statement)
+  Object.defineProperty(statement, 'toSQL', {
+    configurable: true,
+    writable: true,
+    value: (...args: unknown[]) => {
+      if (used || args.length > 0) return (compile as (...a: unknown[]) => unknown)(...args)
+      used = true
+      return once
+    }
+  })
   return statement
 }

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
-import { MAX_TEXT_NAMES, nameOfText } from '../../../src/db/dialect'
+import type { Knex } from 'knex'
+import { MAX_TEXT_NAMES, namedByText, nameOfText } from '../../../src/db/dialect'
+import { createKnex } from '../../../src/db/knex'
 
 /** `nameOfText` (src/db/dialect.ts): one name per text, a bounded number per purpose. */
 describe('statement names by text', () => {
@@ -18,5 +20,35 @@ describe('statement names by text', () => {
     assert.ok(nameOfText(`${purpose} other`, 'select -1'))
     // A name is at most PostgreSQL's 63 bytes, so the server never cuts two names to one.
     assert.ok(first!.length <= 63)
+  })
+})
+
+/** `namedByText` on PostgreSQL: the statement runs named, compiled once for its run. */
+;(process.env.TEST_PG_URL ? describe : describe.skip)('statements named by text [postgres]', () => {
+  let db: Knex
+  before(() => {
+    db = createKnex(process.env.TEST_PG_URL!)
+  })
+  after(() => db.destroy())
+
+  it('runs under its name with the text compiled once; a second run compiles it anew and stays named', async () => {
+    const purpose = `compiled once ${process.pid}`
+    await db.transaction(async (trx) => {
+      const statement = trx.raw('select ?::int + 1 as x', [41])
+      let compiled = 0
+      const toSQL = statement.toSQL.bind(statement)
+      statement.toSQL = ((...args: Parameters<typeof toSQL>) => {
+        compiled++
+        return toSQL(...args)
+      }) as typeof statement.toSQL
+      namedByText(trx, purpose, statement)
+      const name = nameOfText(purpose, toSQL().sql)!
+      assert.deepEqual((await statement).rows, [{ x: 42 }])
+      assert.equal(compiled, 1, 'compiled for its name only, not again to run')
+      const prepared = await trx.raw('select name from pg_prepared_statements where name = ?', [name])
+      assert.equal(prepared.rows.length, 1, 'prepared under its name on the connection')
+      assert.deepEqual((await statement).rows, [{ x: 42 }])
+      assert.equal(compiled, 2)
+    })
   })
 })
