@@ -164,7 +164,8 @@ export function nameOfText(purpose: string, sql: string): string | undefined {
  * text anyway. The text is compiled once: knex would compile the statement again when it runs
  * (its runner calls `toSQL`), so the statement is handed this compilation, with the name, for
  * that one run. A recomputation's read and UPDATE are named so; compiling them twice cost about
- * 0.2 ms of a POST time entry on this machine (docs/performance.md).
+ * 0.2 ms of a POST time entry on this machine (docs/performance.md). Name a statement last and run
+ * it at once: what is set on it afterwards (`.where`, `.options`, `.timeout`) would miss that run.
  */
 export function namedByText<T extends Knex.Raw | Knex.QueryBuilder>(
   db: Knex | Knex.Transaction,
@@ -176,7 +177,8 @@ export function namedByText<T extends Knex.Raw | Knex.QueryBuilder>(
   const name = nameOfText(purpose, compiled.sql)
   if (name === undefined) return statement
   statement.options({ name })
-  const once = Object.assign({}, compiled, { options: Object.assign({}, compiled.options, { name }) })
+  // The compilation itself, its `toNative` kept, with the name its options now lack.
+  compiled.options = Object.assign({}, compiled.options, { name })
   let used = false
   // An own `toSQL` shadows the builder's for this statement; a second call (a second run) compiles anew.
   const compile = statement.toSQL.bind(statement)
@@ -186,7 +188,7 @@ export function namedByText<T extends Knex.Raw | Knex.QueryBuilder>(
     value: (...args: unknown[]) => {
       if (used || args.length > 0) return (compile as (...a: unknown[]) => unknown)(...args)
       used = true
-      return once
+      return compiled
     }
   })
   return statement

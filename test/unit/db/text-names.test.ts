@@ -51,4 +51,28 @@ describe('statement names by text', () => {
       assert.equal(compiled, 2)
     })
   })
+
+  it('sends a query builder with a union under its name, with its bindings', async () => {
+    const sent: { name?: unknown; bindings?: unknown }[] = []
+    const listen = (query: { options?: { name?: unknown }; bindings?: unknown }) =>
+      sent.push({ name: query.options?.name, bindings: query.bindings })
+    db.on('query', listen)
+    try {
+      await db.transaction(async (trx) => {
+        const one = (x: number) => trx.from(trx.raw('(select ?::int as x) as t', [x])).select('x')
+        const query = one(1).unionAll(one(2)).unionAll(one(3))
+        const text = query.toSQL().sql
+        const rows = await namedByText(trx, `union ${process.pid}`, query)
+        assert.deepEqual(
+          rows.map((row: { x: number }) => row.x),
+          [1, 2, 3]
+        )
+        const run = sent.find((query) => query.name === nameOfText(`union ${process.pid}`, text))
+        assert.ok(run, 'sent under the name of its text')
+        assert.deepEqual(run.bindings, [1, 2, 3])
+      })
+    } finally {
+      db.off('query', listen)
+    }
+  })
 })
