@@ -999,8 +999,12 @@ function monthDayColumns(row: Row, states: Map<Day, DayState>): Row {
   }
 }
 
-/** The columns of a month's carry: all of `MonthCarry` but its sums, as one literal (no rest and spread: Node 20's slow path). */
-const carryColumns = (carry: MonthCarry): Row => ({
+/**
+ * The columns of a month's carry: all of `MonthCarry` but its sums, as one literal (no rest and
+ * spread: Node 20's slow path). Typed by `MonthCarry`, so a field added there fails to compile here
+ * until it is written, as the rest took it before.
+ */
+const carryColumns = (carry: MonthCarry): Omit<MonthCarry, 'sumActualMs' | 'sumTargetMs'> => ({
   carryInComputedMs: carry.carryInComputedMs,
   carryInMs: carry.carryInMs,
   carryOutComputedMs: carry.carryOutComputedMs,
