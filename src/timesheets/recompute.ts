@@ -2,7 +2,8 @@ import { conflict } from '../errors'
 import type { Knex } from 'knex'
 import { TableUpdate, updateTables } from '../db/update-rows'
 import { QueryPart, RowsPart, wholeRowsOf } from '../db/json-rows'
-import { lockedForWrite, namedByText, unplannedDay, unplannedInstant } from '../db/dialect'
+import { lockedForWrite, unplannedDay, unplannedInstant } from '../db/dialect'
+import { StatementShapes } from '../db/statement-shapes'
 import type { Row } from '../resources/define-resource'
 import { Day, calendarDay, coversSeveralDays, dayBounds, millis } from './calendar'
 import { MINUTE_MS } from './durations'
@@ -120,37 +121,45 @@ const DAYS_WRITABLE = { name: 'crewclock_days_writable' }
  * names its columns.
  */
 export async function assertDaysWritable(trx: Knex.Transaction, affected: AffectedDays): Promise<void> {
-  const query = writableQuery(trx, affected)
-  if (query) refuseUnwritable(affected, await query.options(DAYS_WRITABLE))
+  const bounds = writableBounds(affected.days)
+  if (bounds) refuseUnwritable(affected, await writableQuery(trx, affected, bounds).options(DAYS_WRITABLE))
 }
 
+/** The first and last of `days` and of their months: the ranges `writableQuery` reads (none without days). */
+export function writableBounds(days: Day[]): WritableBounds | null {
+  if (days.length === 0) return null
+  const sorted = sortedUnique(days)
+  return [sorted[0], sorted[sorted.length - 1], monthOf(sorted[0]), monthOf(sorted[sorted.length - 1])]
+}
+
+/** `[first day, last day, first month, last month]` (`writableBounds`). */
+export type WritableBounds = readonly [Day, Day, Day, Day]
+
 /**
- * `assertDaysWritable`'s statement, unsent (none without days): the approved days and the locked
- * months in the range of the days, as `key` and `kind`, with `columns` beside them (a caller's
- * `union all` of other parts).
+ * `assertDaysWritable`'s statement, unsent: the approved days and the locked months in `bounds`
+ * (`writableBounds` of the days), as `key` and `kind`, with `columns` beside them (a caller's
+ * `union all` of other parts). Its values go to knex as they are (a `StatementShapes` template).
  */
 export function writableQuery(
-  trx: Knex.Transaction,
-  { companyId, userId, days }: AffectedDays,
+  trx: Knex | Knex.Transaction,
+  { companyId, userId }: { companyId: number; userId: number },
+  [firstDay, lastDay, firstMonth, lastMonth]: WritableBounds,
   columns: (string | Knex.Raw)[] = []
-): Knex.QueryBuilder | null {
-  const sorted = sortedUnique(days)
-  if (sorted.length === 0) return null
-  const months = sortedUnique(sorted.map(monthOf))
+): Knex.QueryBuilder {
   const user = { companyId, userId }
   // One statement for both (every time entry write runs it), the days themselves picked out by
   // `refuseUnwritable`.
   return trx(DAY_TABLE)
     .where(user)
-    .where('day', '>=', sorted[0])
-    .where('day', '<=', sorted[sorted.length - 1])
+    .where('day', '>=', firstDay)
+    .where('day', '<=', lastDay)
     .where('status', 'approved')
     .select({ key: 'day' }, trx.raw("'day' as kind"), ...columns)
     .unionAll(
       trx(MONTH_TABLE)
         .where(user)
-        .where('month', '>=', months[0])
-        .where('month', '<=', months[months.length - 1])
+        .where('month', '>=', firstMonth)
+        .where('month', '<=', lastMonth)
         .whereNotNull('lockedAt')
         .select({ key: 'month' }, trx.raw("'month' as kind"), ...columns)
     )
@@ -516,40 +525,56 @@ const INPUTS = { name: 'crewclock_day_inputs' }
  */
 async function loadInputs(
   trx: Knex.Transaction,
-  user: { companyId: number; userId: number },
-  from: Day,
-  to: Day,
-  zone: string
-): Promise<DayInputs> {
-  return inputsOf(await inputsQuery(trx, user, from, to, zone).options(INPUTS), zone)
-}
-
-/** `loadInputs`' statement, unsent: its rows are tagged `entry` or `absence` in `kind`. */
-function inputsQuery(
-  trx: Knex.Transaction,
   { companyId, userId }: { companyId: number; userId: number },
   from: Day,
   to: Day,
   zone: string
+): Promise<DayInputs> {
+  return inputsOf(await INPUTS_READ.statement(trx, [], [companyId, userId, ...inputsBounds(from, to, zone)]), zone)
+}
+
+/** `loadInputs`' statement, compiled once (`StatementShapes`). */
+const INPUTS_READ = new StatementShapes((db, _shape: [], [companyId, userId, start, end]: InputsValues) =>
+  inputsQuery(db, companyId, userId, start, end).options(INPUTS)
+)
+
+type InputsValues = readonly [number, number, string, string]
+
+/** The instants `inputsQuery` reads between: the start of `from` and the end of `to` in `zone`, as ISO text. */
+const inputsBounds = (from: Day, to: Day, zone: string): [string, string] => [
+  dayBounds(from, zone).start.toISOString(),
+  dayBounds(to, zone).end.toISOString()
+]
+
+/**
+ * `loadInputs`' statement, unsent: its rows are tagged `entry` or `absence` in `kind`. `start` and
+ * `end` are `inputsBounds`; every value goes to knex as it is (a `StatementShapes` template).
+ */
+function inputsQuery(
+  db: Knex | Knex.Transaction,
+  companyId: number,
+  userId: number,
+  startsAt: string,
+  endsAt: string
 ): Knex.QueryBuilder {
-  const start = unplannedInstant(trx, dayBounds(from, zone).start.toISOString())
-  const end = unplannedInstant(trx, dayBounds(to, zone).end.toISOString())
-  return trx('time_entries')
+  const start = unplannedInstant(db, startsAt)
+  const end = unplannedInstant(db, endsAt)
+  return db('time_entries')
     .where({ companyId, userId })
     .where('startsAt', '>=', start)
     .where('startsAt', '<', end)
     .select(
-      trx.raw("'entry' as kind"),
+      db.raw("'entry' as kind"),
       'startsAt',
       'endsAt',
       'workedMs',
-      trx.raw('null as compensation_declined_at'),
-      trx.raw('null as is_absence_hourly'),
-      trx.raw('null as count_as_working_time'),
-      trx.raw('null as need_compensation')
+      db.raw('null as compensation_declined_at'),
+      db.raw('null as is_absence_hourly'),
+      db.raw('null as count_as_working_time'),
+      db.raw('null as need_compensation')
     )
     .unionAll(
-      trx('user_absences')
+      db('user_absences')
         .join('user_absence_types', 'user_absence_types.id', 'user_absences.typeId')
         .where('user_absences.companyId', companyId)
         .where('user_absences.userId', userId)
@@ -557,10 +582,10 @@ function inputsQuery(
         .where('user_absences.startsAt', '<', end)
         .where('user_absences.endsAt', '>', start)
         .select(
-          trx.raw("'absence' as kind"),
+          db.raw("'absence' as kind"),
           'user_absences.startsAt',
           'user_absences.endsAt',
-          trx.raw('null as worked_ms'),
+          db.raw('null as worked_ms'),
           'user_absences.compensationDeclinedAt',
           'user_absence_types.isAbsenceHourly',
           'user_absence_types.countAsWorkingTime',
@@ -711,33 +736,51 @@ const ENTRY_FLAGS = { name: 'crewclock_entry_flags' }
  */
 async function entryFlags(
   trx: Knex.Transaction,
-  user: { companyId: number; userId: number },
+  { companyId, userId }: { companyId: number; userId: number },
   runs: [Day, Day][],
   zone: string
 ): Promise<EntryFlags> {
   const flags = noFlags()
   for (const piece of flagPieces(runs)) {
-    const rows: Row[] = await flagsQuery(trx, user, piece, zone).select('startsAt', 'endsAt').options(ENTRY_FLAGS)
+    const values = pieceValues(trx, piece, zone)
+    const rows: Row[] = await FLAGS_READ.statement(trx, [values.length], [companyId, userId, ...values])
     addFlags(flags, rows, zone)
   }
   return flags
 }
 
+/** `entryFlags`' statement of one piece, compiled once per shape (the piece's number of values, `pieceValues`). */
+const FLAGS_READ = new StatementShapes(
+  (db, [count]: readonly [number], [companyId, userId, ...piece]: readonly [number, number, ...string[]]) =>
+    flagsQuery(db, companyId, userId, piece.slice(0, count)).select('startsAt', 'endsAt').options(ENTRY_FLAGS)
+)
+
 const flagPieces = (runs: [Day, Day][]) => runs.flatMap((run) => piecesOf(run, FLAG_RUN_DAYS))
 
-/** `entryFlags`' statement for one piece of at most `FLAG_RUN_DAYS` days, without its columns. */
-function flagsQuery(
-  trx: Knex.Transaction,
-  user: { companyId: number; userId: number },
-  [from, to]: [Day, Day],
-  zone: string
-): Knex.QueryBuilder {
+/**
+ * The values `flagsQuery` binds for the piece `[from, to]`: where it starts, its last local
+ * midnight and its midnights (`crossesMidnight`: PostgreSQL one array, SQLite each of them), as
+ * ISO text. Their number is the statement's shape.
+ */
+function pieceValues(trx: Knex.Transaction, [from, to]: [Day, Day], zone: string): string[] {
   const midnights = daysFrom(from, to).map((day) => dayBounds(day, zone).end.toISOString())
-  const [crossing, bindings] = crossesMidnight(trx, midnights)
-  return trx('time_entries')
-    .where(user)
-    .where('startsAt', '>=', unplannedInstant(trx, dayBounds(from, zone).start.toISOString()))
-    .where('startsAt', '<', unplannedInstant(trx, midnights[midnights.length - 1]))
+  const bounds = [dayBounds(from, zone).start.toISOString(), midnights[midnights.length - 1]]
+  // An ISO instant has no comma, brace or quote: the array literal needs no escaping.
+  return trx.client.config.client === 'pg' ? [...bounds, `{${midnights.join(',')}}`] : [...bounds, ...midnights]
+}
+
+/** `entryFlags`' statement for one piece of at most `FLAG_RUN_DAYS` days (its `pieceValues`), without its columns. */
+function flagsQuery(
+  db: Knex | Knex.Transaction,
+  companyId: number,
+  userId: number,
+  [start, lastMidnight, ...midnights]: readonly string[]
+): Knex.QueryBuilder {
+  const [crossing, bindings] = crossesMidnight(db, midnights)
+  return db('time_entries')
+    .where({ companyId, userId })
+    .where('startsAt', '>=', unplannedInstant(db, start))
+    .where('startsAt', '<', unplannedInstant(db, lastMidnight))
     .where((query) => query.whereNull('endsAt').orWhereRaw(`(${crossing})`, bindings))
 }
 
@@ -764,29 +807,17 @@ const FLAG_PIECES_WITH_INPUTS = 3
  */
 async function flaggedInputs(
   trx: Knex.Transaction,
-  user: { companyId: number; userId: number },
+  { companyId, userId }: { companyId: number; userId: number },
   [from, to]: [Day, Day],
   pieces: [Day, Day][],
   zone: string
 ): Promise<{ inputs: DayInputs; flags: EntryFlags }> {
-  const nothing = (column: string) => trx.raw(`null as ${column}`)
-  const query = inputsQuery(trx, user, from, to, zone)
-  for (const piece of pieces)
-    query.unionAll(
-      flagsQuery(trx, user, piece, zone).select(
-        trx.raw("'flag' as kind"),
-        'startsAt',
-        'endsAt',
-        ...[
-          'worked_ms',
-          'compensation_declined_at',
-          'is_absence_hourly',
-          'count_as_working_time',
-          'need_compensation'
-        ].map(nothing)
-      )
-    )
-  const rows: Row[] = await namedByText(trx, 'inputs and flags', query)
+  const values = pieces.map((piece) => pieceValues(trx, piece, zone))
+  const rows: Row[] = await FLAGGED_INPUTS.statement(
+    trx,
+    values.map((piece) => piece.length),
+    [companyId, userId, ...inputsBounds(from, to, zone), ...values.flat()]
+  )
   const flags = noFlags()
   addFlags(
     flags,
@@ -795,6 +826,39 @@ async function flaggedInputs(
   )
   return { inputs: inputsOf(rows, zone), flags }
 }
+
+/**
+ * `flaggedInputs`' statement, compiled once per shape (the number of values of each piece,
+ * `pieceValues`), named on PostgreSQL by its text: a write's recomputation has a few shapes.
+ */
+const FLAGGED_INPUTS = new StatementShapes(
+  (
+    db,
+    counts: readonly number[],
+    [companyId, userId, start, end, ...pieces]: readonly [number, number, ...string[]]
+  ) => {
+    const nothing = (column: string) => db.raw(`null as ${column}`)
+    const query = inputsQuery(db, companyId, userId, start, end)
+    let at = 0
+    for (const count of counts)
+      query.unionAll(
+        flagsQuery(db, companyId, userId, pieces.slice(at, (at += count))).select(
+          db.raw("'flag' as kind"),
+          'startsAt',
+          'endsAt',
+          ...[
+            'worked_ms',
+            'compensation_declined_at',
+            'is_absence_hourly',
+            'count_as_working_time',
+            'need_compensation'
+          ].map(nothing)
+        )
+      )
+    return query
+  },
+  'inputs and flags'
+)
 
 /**
  * Days per statement of `entryFlags`. SQLite refuses an expression deeper than 1000, and its
@@ -815,8 +879,8 @@ function piecesOf([from, to]: [Day, Day], days: number): [Day, Day][] {
 }
 
 /**
- * An entry of `time_entries` starts before one of `midnights` (ascending ISO instants) and ends after
- * it. On PostgreSQL as "ends after the first midnight after its start", found by `width_bucket` (a
+ * An entry of `time_entries` starts before one of `midnights` (ascending ISO instants; PostgreSQL:
+ * their array literal, `pieceValues`) and ends after it. On PostgreSQL as "ends after the first midnight after its start", found by `width_bucket` (a
  * binary search of the sorted array, one parameter): one `(starts_at < ? and ends_at > ?)` arm per
  * midnight made it plan the statement anew against each of the table's indexes for every
  * recomputation (a month of 141 entries: 1.5–1.7 ms a round trip, of it 0.6–1.0 ms planning; this
@@ -824,11 +888,10 @@ function piecesOf([from, to]: [Day, Day], days: number): [Day, Day][] {
  * prepared once per run length, and a `json_each` of the midnights, parsed again for every row, took
  * three times as long (430 against 154 µs).
  */
-function crossesMidnight(trx: Knex.Transaction, midnights: string[]): [string, Knex.Value[]] {
-  if (trx.client.config.client === 'pg') {
-    // An ISO instant has no comma, brace or quote: the array literal needs no escaping. Past the
-    // last midnight the subscript is NULL, and so is the comparison.
-    const array = `{${midnights.join(',')}}`
+function crossesMidnight(db: Knex | Knex.Transaction, midnights: readonly string[]): [string, Knex.Value[]] {
+  if (db.client.config.client === 'pg') {
+    // Past the last midnight the subscript is NULL, and so is the comparison.
+    const [array] = midnights
     return [
       '?? > (?::timestamptz[])[width_bucket(??, ?::timestamptz[]) + 1]',
       ['time_entries.endsAt', array, 'time_entries.startsAt', array]

@@ -3,6 +3,7 @@ import type { Day } from './calendar'
 import { AccountStart, accountStartOf } from './account'
 import { lastDayOfMonth } from './periods'
 import { dayOf } from './sheet-rows'
+import { StatementShapes } from '../db/statement-shapes'
 import { WEEKDAYS, Weekday, WorkingCalendar, WorkingTimeModel } from './working-time'
 
 /**
@@ -179,8 +180,14 @@ export async function accountAndScheduleRows(
   companyId: number,
   userId: number
 ): Promise<Record<string, unknown>[]> {
-  return accountAndScheduleQuery(db, companyId, userId).options(ACCOUNT_AND_SCHEDULE)
+  return ACCOUNT_AND_SCHEDULE_READ.statement(db, [], [companyId, userId])
 }
+
+/** `accountAndScheduleRows`' statement, compiled once (`StatementShapes`). */
+const ACCOUNT_AND_SCHEDULE_READ = new StatementShapes(
+  (db, _shape: [], [companyId, userId]: readonly [number, number]) =>
+    accountAndScheduleQuery(db, companyId, userId).options(ACCOUNT_AND_SCHEDULE)
+)
 
 /** The columns of `accountAndScheduleQuery`'s rows (as `wholeRowsOf` reads them as a part of its own). */
 export const ACCOUNT_AND_SCHEDULE_COLUMNS = [

@@ -3,3 +3,5 @@ import path from 'node:path'
 
 process.env.NODE_ENV = 'test'
 process.env.NODE_CONFIG_DIR ??= path.resolve(__dirname, '..', '..', 'config')
+// Every statement compiled once per shape (src/db/statement-shapes.ts) is also compiled from its values and compared.
+process.env.CREWCLOCK_CHECK_SHAPES ??= '1'

@@ -17,11 +17,14 @@ import {
   lockUserTime,
   recomputeDays,
   refuseUnwritable,
+  writableBounds,
+  WritableBounds,
   writableQuery
 } from '../../timesheets/recompute'
 import { logRecomputed } from '../../timesheets/events'
 import { conflict } from '../../errors'
 import { unplannedInstant } from '../../db/dialect'
+import { StatementShapes } from '../../db/statement-shapes'
 
 /**
  * The write rules of time entries (CONTRACT §7.2, §11.4): type/assignment/event consistency, the pause
@@ -104,6 +107,64 @@ async function clockOf(trx: Knex.Transaction, existing: Row, companyId: number):
   }
 }
 
+/** The shape of `WRITE_CHECK`: with or without an end, with or without the entry's own id (an update's). */
+type WriteCheckShape = readonly ['running' | 'finished', 'new' | 'other']
+
+/**
+ * `assertWritableWithoutOverlap`'s statement, compiled once per shape (`StatementShapes`). Its
+ * values (each handed to knex as it is): the user, `writableBounds` of the days, the earliest start of a finished entry that can
+ * reach this one, the entry's start, its end (a finished one) and its id (an update).
+ */
+const WRITE_CHECK = new StatementShapes(
+  (
+    trx,
+    [end, own]: WriteCheckShape,
+    [companyId, userId, firstDay, lastDay, firstMonth, lastMonth, earliest, start, until, id]: readonly [
+      number,
+      number,
+      ...WritableBounds,
+      string,
+      string,
+      string | null,
+      number | undefined
+    ]
+  ) => {
+    // PostgreSQL gives a column of a union the type of its parts in turn, and NULL beside NULL is text.
+    const pg = trx.client.config.client === 'pg'
+    const none = (type: string, column: string) => trx.raw(pg ? `null::${type} as ??` : 'null as ??', [column])
+    const entries = (query: Knex.QueryBuilder) =>
+      query.select(none('date', 'key'), trx.raw("'entry' as kind"), 'id', 'startsAt', 'endsAt')
+    // A finished entry lasts at most a day (MAX_ENTRY_MS), so one that shares time with this one
+    // starts at most a day before it: an index range, not every earlier entry of the user. The
+    // running entry (at most one, a partial index) may have started any time before. The exact
+    // half-open rule is spansOverlap's.
+    const finished = entries(
+      trx('time_entries')
+        .where({ companyId, userId })
+        .whereNotNull('endsAt')
+        .where('startsAt', '>=', unplannedInstant(trx, earliest))
+        .where('endsAt', '>=', start)
+    )
+    if (end === 'finished') finished.where('startsAt', '<=', unplannedInstant(trx, until!))
+    if (own === 'other') finished.whereNot('id', id!)
+    const open = entries(trx('time_entries').where({ companyId, userId }).whereNull('endsAt'))
+    if (own === 'other') open.whereNot('id', id!)
+    // Each part keeps its index range. On PostgreSQL a named statement, one per shape, its range
+    // bounds hidden from the planner (`unplannedInstant`): planned anew, the overlap's part cost
+    // ten times its execution, and its plan is the user's index ranges whatever the values
+    // (docs/decisions.md, "Named prepared statements on PostgreSQL").
+    return writableQuery(
+      trx,
+      { companyId, userId },
+      [firstDay, lastDay, firstMonth, lastMonth],
+      [none('integer', 'id'), none('timestamptz', 'starts_at'), none('timestamptz', 'ends_at')]
+    )
+      .unionAll(open)
+      .unionAll(finished)
+      .options({ name: `crewclock_writable_overlap_${end}_${own}` })
+  }
+)
+
 /**
  * 409 when a day the write touches is approved or its month locked (`assertDaysWritable`, that
  * first), or when the user already has a running entry or an entry that shares time with this
@@ -116,39 +177,13 @@ async function assertWritableWithoutOverlap(
   clock: EntryClock
 ) {
   const { companyId, userId } = affected
-  // PostgreSQL gives a column of a union the type of its parts in turn, and NULL beside NULL is text.
-  const pg = trx.client.config.client === 'pg'
-  const none = (type: string, column: string) => trx.raw(pg ? `null::${type} as ??` : 'null as ??', [column])
-  const entries = (query: Knex.QueryBuilder) =>
-    query.select(none('date', 'key'), trx.raw("'entry' as kind"), 'id', 'startsAt', 'endsAt')
-  // A finished entry lasts at most a day (MAX_ENTRY_MS), so one that shares time with this one
-  // starts at most a day before it: an index range, not every earlier entry of the user. The
-  // running entry (at most one, a partial index) may have started any time before. The exact
-  // half-open rule is spansOverlap's.
-  const finished = entries(
-    trx('time_entries')
-      .where({ companyId, userId })
-      .whereNotNull('endsAt')
-      .where('startsAt', '>=', unplannedInstant(trx, clock.start - MAX_ENTRY_MS))
-      .where('endsAt', '>=', iso(clock.start))
+  const bounds = writableBounds(affected.days)
+  if (bounds === null) throw new Error('A time entry touches at least one day')
+  const rows: Row[] = await WRITE_CHECK.statement(
+    trx,
+    [clock.end === null ? 'running' : 'finished', id === undefined ? 'new' : 'other'],
+    [companyId, userId, ...bounds, iso(clock.start - MAX_ENTRY_MS)!, iso(clock.start)!, iso(clock.end), id]
   )
-  if (clock.end !== null) finished.where('startsAt', '<=', unplannedInstant(trx, clock.end))
-  if (id !== undefined) finished.whereNot('id', id)
-  const open = entries(trx('time_entries').where({ companyId, userId }).whereNull('endsAt'))
-  if (id !== undefined) open.whereNot('id', id)
-  const writable = writableQuery(trx, affected, [
-    none('integer', 'id'),
-    none('timestamptz', 'starts_at'),
-    none('timestamptz', 'ends_at')
-  ])
-  const query = writable ? writable.unionAll(open).unionAll(finished) : open.unionAll(finished)
-  // Each part keeps its index range. On PostgreSQL a named statement, one per shape of the text
-  // (with or without an end, with or without the entry's own id), its range bounds hidden from the
-  // planner (`unplannedInstant`): planned anew the overlap's part cost 0.25 ms on every time entry
-  // write, ten times its execution, and its plan is the user's index ranges whatever the values
-  // (docs/decisions.md, "Named prepared statements on PostgreSQL").
-  const name = `crewclock_writable_overlap_${clock.end === null ? 'running' : 'finished'}_${id === undefined ? 'new' : 'other'}`
-  const rows: Row[] = await query.options(writable ? { name } : {})
   refuseUnwritable(affected, rows)
   // In start order, as one scan gave them: the first overlapping entry is the one named.
   const others = rows
