@@ -104,9 +104,13 @@ function withValues(template: Template, values: readonly unknown[]): Compiled {
 /**
  * A raw statement that runs `compiled` as knex's runner would run the builder it came from: the
  * runner takes the statement's `toSQL()` and reads its method (rows, a first row, a count) from it.
+ * The routing of src/db/knex.ts reads the statement itself (its options, a builder's method), so
+ * the raw statement carries them too: a read outside a transaction goes where its builder would.
  */
 function runsAs(db: Knex | Knex.Transaction, compiled: Compiled): Knex.Raw {
   const statement = db.raw(compiled.sql)
+  if (compiled.options) statement.options(compiled.options)
+  if (compiled.method !== 'raw') Object.assign(statement, { _method: compiled.method })
   const toNative = () => ({ sql: db.client.positionBindings(compiled.sql), bindings: compiled.bindings })
   Object.defineProperty(compiled, 'toNative', { value: toNative, enumerable: false })
   Object.defineProperty(statement, 'toSQL', { configurable: true, writable: true, value: () => compiled })

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
 import { MAX_SHAPES, StatementShapes } from '../../../src/db/statement-shapes'
 import { nameOfText } from '../../../src/db/dialect'
+import { ON_WRITER } from '../../../src/db/knex'
 import { forEachDatabase, scratchTable } from '../../support/harness'
 
 /**
@@ -81,6 +82,24 @@ forEachDatabase('statements compiled once per shape', (suite) => {
       await trx.rollback()
     }
     assert.equal(await db(table).where({ companyId: 7 }).first('id'), undefined, 'rolled back with its transaction')
+  })
+
+  it('routes a read as its builder would: outside a transaction to a read connection, ON_WRITER to the writer', async () => {
+    // The read connections are read-only (SQLite: query_only; PostgreSQL: read-only transactions).
+    const readOnly = (q: Knex) =>
+      pg
+        ? q.select(q.raw("current_setting('transaction_read_only') as ro"))
+        : q.from(q.raw('pragma_query_only')).select('queryOnly as ro')
+    const shapes = new StatementShapes((q, [writer]: readonly [boolean], _values: readonly []) => {
+      const query = readOnly(q as Knex)
+      return writer ? query.options(ON_WRITER) : query
+    })
+    const read = async (writer: boolean) =>
+      String(((await shapes.statement(db, [writer], [])) as { ro: unknown }[])[0].ro)
+    for (let i = 0; i < 2; i++) {
+      assert.equal(await read(false), pg ? 'on' : '1', 'a read connection')
+      assert.equal(await read(true), pg ? 'off' : '0', 'the writer')
+    }
   })
 
   it('refuses in the checked mode a builder that tests its values: the template would keep one branch', async () => {
