@@ -29,7 +29,7 @@ type Compiled = {
 export const MAX_SHAPES = 200
 
 /**
- * Set (to anything) in the environment, every statement is also built and compiled from its values
+ * Set to `1` in the environment, every statement is also built and compiled from its values
  * and compared with its template's; a difference throws. The test suite sets it (test/support/env.ts),
  * so every test that runs a templated statement checks its template.
  */
@@ -51,7 +51,8 @@ export type Shape = readonly (string | number | boolean)[]
  * given, names the statement on PostgreSQL by its text (`nameOfText`).
  */
 export class StatementShapes<S extends Shape, V extends readonly unknown[]> {
-  private readonly templates = new Map<string, Template | null>()
+  /** By knex dialect (`sqlite3`, `postgresql`): the templates of its shapes, at most `MAX_SHAPES`. */
+  private readonly templates = new Map<string, Map<string, Template>>()
 
   constructor(
     private readonly build: (db: Knex | Knex.Transaction, shape: S, values: V) => Knex.QueryBuilder | Knex.Raw,
@@ -60,18 +61,22 @@ export class StatementShapes<S extends Shape, V extends readonly unknown[]> {
 
   /** The statement of `shape` with `values` bound, to be run (awaited) once. */
   statement(db: Knex | Knex.Transaction, shape: S, values: V): Knex.Raw {
-    const key = `${db.client.config.client as string} ${shape.join(' ')}`
-    let template = this.templates.get(key)
-    if (template === undefined) {
-      template = this.templates.size < MAX_SHAPES ? this.compile(db, shape, values.length) : null
-      this.templates.set(key, template)
+    const dialect = (db.client as { dialect: string }).dialect
+    let templates = this.templates.get(dialect)
+    if (!templates) this.templates.set(dialect, (templates = new Map()))
+    const key = shape.join(' ')
+    let template = templates.get(key)
+    if (template === undefined && templates.size < MAX_SHAPES) {
+      template = this.compile(db, shape, values.length)
+      templates.set(key, template)
     }
-    if (template === null) {
+    // Past the bound a shape is built as before, and nothing of it is kept.
+    if (template === undefined) {
       const statement = this.build(db, shape, values)
       return (this.purpose === undefined ? statement : namedByText(db, this.purpose, statement)) as Knex.Raw
     }
-    const compiled = withValues(template, values)
-    if (process.env[CHECK] !== undefined)
+    const compiled = withValues(template, values, key)
+    if (process.env[CHECK] === '1')
       checkTemplate(compiled, this.build(db, shape, values).toSQL() as unknown as Compiled, key)
     return runsAs(db, compiled)
   }
@@ -91,12 +96,17 @@ export class StatementShapes<S extends Shape, V extends readonly unknown[]> {
 /** Numbers the runs for knex's query events, as its own compilations do with a random id. */
 let runs = 0
 
-/** The template's compilation with `values` in its slots. */
-function withValues(template: Template, values: readonly unknown[]): Compiled {
+/**
+ * The template's compilation with `values` in its slots. An undefined value throws, as knex's own
+ * compilation does: both drivers would bind it as NULL, and a filter on NULL matches nothing.
+ */
+function withValues(template: Template, values: readonly unknown[], shape: string): Compiled {
   const bindings = new Array(template.bindings.length)
   for (let i = 0; i < bindings.length; i++) {
     const binding = template.bindings[i]
-    bindings[i] = binding instanceof Slot ? values[binding.index] : binding
+    if (!(binding instanceof Slot)) bindings[i] = binding
+    else if ((bindings[i] = values[binding.index]) === undefined)
+      throw new Error(`Statement shape "${shape}": value ${binding.index} is undefined`)
   }
   return { ...template, options: { ...template.options }, bindings, __knexQueryUid: `shape-${++runs}` }
 }

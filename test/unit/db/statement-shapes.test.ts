@@ -102,6 +102,15 @@ forEachDatabase('statements compiled once per shape', (suite) => {
     }
   })
 
+  it('refuses an undefined value, as knex does, instead of binding it as NULL (a filter that matches nothing)', async () => {
+    const { shapes } = probe()
+    await shapes.statement(db, [false], [1, '2026-01-01T00:00:00.000Z', ''])
+    assert.throws(
+      () => shapes.statement(db, [false], [undefined as unknown as number, '2026-01-01T00:00:00.000Z', '']),
+      /value 0 is undefined/
+    )
+  })
+
   it('refuses in the checked mode a builder that tests its values: the template would keep one branch', async () => {
     const careless = new StatementShapes((q, _shape: [], [note]: readonly [string | null]) =>
       note === null ? q(table).whereNull('note').select('id') : q(table).where({ note }).select('id')
