@@ -1,6 +1,7 @@
 import type { Knex } from 'knex'
 import { camelCase, camelCaseRows, KEEP_PREPARED, snakeCase } from './knex'
 import { namedByText } from './dialect'
+import { Shape, StatementShapes } from './statement-shapes'
 
 type Row = Record<string, unknown>
 type Db = Knex | Knex.Transaction
@@ -107,45 +108,21 @@ export async function wholeRowsOf(
     return found
   }
   const pg = db.client.config.client === 'pg'
-  const selects: string[] = []
-  const bindings: Knex.Value[] = []
-  for (const [i, part] of parts.entries()) {
-    if (isQueryPart(part)) {
-      if (part.columns.some((column) => !PLAIN_NAME.test(snakeCase(column))))
-        throw new Error(`wholeRowsOf: a column of a query part is not a plain name`)
-      const object = pg ? 'row_to_json(t)' : sqliteQueryObject(part.columns)
-      const { sql, bindings: own } = db
-        .select(db.raw(`${i} as p, ${object} as r`))
-        .from(part.query.as('t'))
-        .toSQL()
-      selects.push(`select * from (${sql}) as ${pg ? `p${i}` : `\`p${i}\``}`)
-      bindings.push(...own)
-      continue
-    }
-    const { table, filter } = part
-    const object = pg ? 'row_to_json(t)' : await sqliteObject(db, table)
-    // A table too wide for one json_object: every part is read on its own, one after the other
-    // (a transaction's connection answers one statement at a time).
-    if (object === null) {
-      const found: Row[][] = []
-      for (const one of parts)
-        found.push(
-          isQueryPart(one)
-            ? ((await wholeRowsOf(db, [one], false))[0] ?? [])
-            : await wholeRows(db, one.table, one.filter)
-        )
-      return found
-    }
-    const query = (pg ? db({ t: table }) : db(table)).select(db.raw(`${i} as p, ${object} as r`))
-    filter(query)
-    const { sql, bindings: own } = query.toSQL()
-    selects.push(`select * from (${sql}) as ${pg ? `p${i}` : `\`p${i}\``}`)
-    bindings.push(...own)
+  const objects: (string | null)[] = []
+  for (const part of parts) objects.push(isQueryPart(part) ? null : pg ? PG_OBJECT : await sqliteObject(db, part.table))
+  // A table too wide for one json_object: every part is read on its own, one after the other
+  // (a transaction's connection answers one statement at a time).
+  if (parts.some((part, i) => !isQueryPart(part) && objects[i] === null)) {
+    const found: Row[][] = []
+    for (const one of parts)
+      found.push(
+        isQueryPart(one) ? ((await wholeRowsOf(db, [one], false))[0] ?? []) : await wholeRows(db, one.table, one.filter)
+      )
+    return found
   }
-  const statement = db.raw(selects.join(' union all '), bindings)
-  if (!pg) statement.options(KEEP_PREPARED)
-  else if (typeof name === 'string') statement.options({ name })
-  else if (name) namedByText(db, name.purpose, statement)
+  const statement = unionOfParts(db, parts, objects)
+  if (pg && typeof name === 'string') statement.options({ name })
+  else if (pg && typeof name === 'object') namedByText(db, name.purpose, statement)
   let rows: { p: number; r: Row | string }[]
   try {
     rows = pg ? (await statement).rows : await statement
@@ -153,9 +130,99 @@ export async function wholeRowsOf(
     if (!pg) for (const part of parts) if (!isQueryPart(part)) forgetObject(db, part.table)
     throw error
   }
-  const found: Row[][] = parts.map(() => [])
+  return partsOf(db, parts.length, rows)
+}
+
+const PG_OBJECT = 'row_to_json(t)'
+
+/**
+ * `wholeRowsOf`'s statement, unsent: the parts' reads as one `union all`, each row tagged with its
+ * part in `p`, `objects` the JSON object of each `RowsPart`'s table (`sqliteObject`, PostgreSQL's
+ * `row_to_json`). SQLite keeps it prepared.
+ */
+function unionOfParts(db: Db, parts: (RowsPart | QueryPart)[], objects: (string | null)[]): Knex.Raw {
+  const pg = db.client.config.client === 'pg'
+  const selects: string[] = []
+  const bindings: Knex.Value[] = []
+  for (const [i, part] of parts.entries()) {
+    let query: Knex.QueryBuilder
+    if (isQueryPart(part)) {
+      if (part.columns.some((column) => !PLAIN_NAME.test(snakeCase(column))))
+        throw new Error(`wholeRowsOf: a column of a query part is not a plain name`)
+      const object = pg ? PG_OBJECT : sqliteQueryObject(part.columns)
+      query = db.select(db.raw(`${i} as p, ${object} as r`)).from(part.query.as('t'))
+    } else {
+      query = (pg ? db({ t: part.table }) : db(part.table)).select(db.raw(`${i} as p, ${objects[i]} as r`))
+      part.filter(query)
+    }
+    const { sql, bindings: own } = query.toSQL()
+    selects.push(`select * from (${sql}) as ${pg ? `p${i}` : `\`p${i}\``}`)
+    bindings.push(...own)
+  }
+  const statement = db.raw(selects.join(' union all '), bindings)
+  return pg ? statement : statement.options(KEEP_PREPARED)
+}
+
+/** The rows of `wholeRowsOf`'s statement by part: a list per part, each row its document. */
+function partsOf(db: Db, count: number, rows: { p: number; r: Row | string }[]): Row[][] {
+  const found: Row[][] = Array.from({ length: count }, () => [])
   for (const { p, r } of rows) found[Number(p)].push(typeof r === 'string' ? (JSON.parse(r) as Row) : r)
-  return pg ? found.map((list) => camelCaseRows(list) as Row[]) : found
+  return db.client.config.client === 'pg' ? found.map((list) => camelCaseRows(list) as Row[]) : found
+}
+
+/**
+ * `wholeRowsOf` for a read that a write runs every time, compiled once per shape
+ * (`StatementShapes`): `parts` writes the parts of `shape` from `values`, handing each value to knex
+ * as it is. `tables` are the tables of its `RowsPart`s: on SQLite their JSON objects are read from
+ * the schema before the statement is built. With a table too wide for one, or more parts than one
+ * statement takes, it reads as `wholeRowsOf` does. After a failed read on SQLite the objects and the
+ * templates are made anew (a column dropped by a migration while the process runs).
+ */
+export class WholeRowsShapes<S extends Shape, V extends readonly unknown[]> {
+  private readonly shapes: StatementShapes<S, V>
+
+  constructor(
+    private readonly tables: string[],
+    private readonly parts: (db: Db, shape: S, values: V) => (RowsPart | QueryPart)[],
+    purpose?: string
+  ) {
+    this.shapes = new StatementShapes((db, shape, values) => {
+      const built = parts(db, shape, values)
+      const pg = db.client.config.client === 'pg'
+      return unionOfParts(
+        db,
+        built,
+        built.map((part) => (isQueryPart(part) ? null : pg ? PG_OBJECT : knownObject(db, part.table)))
+      )
+    }, purpose)
+  }
+
+  async read(db: Db, shape: S, values: V, partCount: number): Promise<Row[][]> {
+    if (partCount === 0) return []
+    const pg = db.client.config.client === 'pg'
+    let wide = false
+    if (!pg) for (const table of this.tables) wide ||= (await sqliteObject(db, table)) === null
+    if (wide || partCount > MAX_PARTS) return wholeRowsOf(db, this.parts(db, shape, values), false)
+    let rows: { p: number; r: Row | string }[]
+    try {
+      const found = await this.shapes.statement(db, shape, values)
+      rows = pg ? found.rows : found
+    } catch (error) {
+      if (!pg) {
+        for (const table of this.tables) forgetObject(db, table)
+        this.shapes.forget(db)
+      }
+      throw error
+    }
+    return partsOf(db, partCount, rows)
+  }
+}
+
+/** `sqliteObject` of a table whose object has been read (`WholeRowsShapes` reads them before it builds). */
+function knownObject(db: Db, table: string): string {
+  const object = objectCache.get(db.client.config as object)?.get(table)
+  if (object === undefined || object === null) throw new Error(`wholeRowsOf: no JSON object of ${table} read yet`)
+  return object
 }
 
 /** The parts of one statement of `wholeRowsOf`: more go in several (SQLite allows 500 in a compound select). */

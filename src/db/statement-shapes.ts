@@ -25,7 +25,7 @@ type Compiled = {
   __knexQueryUid?: string
 }
 
-/** How many shapes one `StatementShapes` keeps per database client; past it, statements are compiled each time. */
+/** How many shapes one `StatementShapes` keeps per database; past it, statements are compiled each time. */
 export const MAX_SHAPES = 200
 
 /**
@@ -51,8 +51,13 @@ export type Shape = readonly (string | number | boolean)[]
  * given, names the statement on PostgreSQL by its text (`nameOfText`).
  */
 export class StatementShapes<S extends Shape, V extends readonly unknown[]> {
-  /** By knex dialect (`sqlite3`, `postgresql`): the templates of its shapes, at most `MAX_SHAPES`. */
-  private readonly templates = new Map<string, Map<string, Template>>()
+  /**
+   * By database (a pool's configuration, which its transactions share): the templates of its shapes,
+   * at most `MAX_SHAPES`. Per database, not per dialect: a template may hold text read from its
+   * database's schema (`WholeRowsShapes`), and tests run databases of several schema versions in one
+   * process.
+   */
+  private readonly templates = new WeakMap<object, Map<string, Template>>()
 
   constructor(
     private readonly build: (db: Knex | Knex.Transaction, shape: S, values: V) => Knex.QueryBuilder | Knex.Raw,
@@ -61,9 +66,9 @@ export class StatementShapes<S extends Shape, V extends readonly unknown[]> {
 
   /** The statement of `shape` with `values` bound, to be run (awaited) once. */
   statement(db: Knex | Knex.Transaction, shape: S, values: V): Knex.Raw {
-    const dialect = (db.client as { dialect: string }).dialect
-    let templates = this.templates.get(dialect)
-    if (!templates) this.templates.set(dialect, (templates = new Map()))
+    const database = db.client.config as object
+    let templates = this.templates.get(database)
+    if (!templates) this.templates.set(database, (templates = new Map()))
     const key = shape.join(' ')
     let template = templates.get(key)
     if (template === undefined && templates.size < MAX_SHAPES) {
@@ -79,6 +84,11 @@ export class StatementShapes<S extends Shape, V extends readonly unknown[]> {
     if (process.env[CHECK] === '1')
       checkTemplate(compiled, this.build(db, shape, values).toSQL() as unknown as Compiled, key)
     return runsAs(db, compiled)
+  }
+
+  /** Drops the templates of `db`'s database: they are compiled anew when next asked for. */
+  forget(db: Knex | Knex.Transaction) {
+    this.templates.delete(db.client.config as object)
   }
 
   private compile(db: Knex | Knex.Transaction, shape: S, length: number): Template {

@@ -1,7 +1,7 @@
 import { conflict } from '../errors'
 import type { Knex } from 'knex'
 import { TableUpdate, updateTables } from '../db/update-rows'
-import { QueryPart, RowsPart, wholeRowsOf } from '../db/json-rows'
+import { QueryPart, RowsPart, wholeRowsOf, WholeRowsShapes } from '../db/json-rows'
 import { lockedForWrite, unplannedDay, unplannedInstant } from '../db/dialect'
 import { StatementShapes } from '../db/statement-shapes'
 import type { Row } from '../resources/define-resource'
@@ -445,6 +445,48 @@ interface SheetRows {
   accountRows: Row[] | null
 }
 
+/** The shape of `readSheetRows`' statement: whether the scope has weeks, whether it has months, how many runs of days. */
+type SheetRowsShape = readonly [boolean, boolean, number]
+
+/** Its values: the user; the first and last week start, the month before the first month (each if any); each run's first and last day. */
+type SheetRowsValues = readonly [number, number, ...Day[]]
+
+/** The most runs of days whose statement `readSheetRows` keeps compiled (and PostgreSQL named); more are built each time. */
+const TEMPLATED_RUNS = 3
+
+/** `readSheetRows`' statement, compiled once per shape (`WholeRowsShapes`). */
+const SHEET_ROWS = new WholeRowsShapes(
+  [WEEK_TABLE, MONTH_TABLE, DAY_TABLE],
+  (db, shape: SheetRowsShape, values: SheetRowsValues) => sheetRowsParts(db, shape, values),
+  'sheet rows'
+)
+
+/** The parts of `readSheetRows`' statement for `shape` with `values`, each value handed to knex as it is. */
+function sheetRowsParts(
+  db: Knex | Knex.Transaction,
+  [weeks, months, runs]: SheetRowsShape,
+  [companyId, userId, ...bounds]: SheetRowsValues
+): (RowsPart | QueryPart)[] {
+  const user = { companyId, userId }
+  let at = 0
+  const next = () => bounds[at++]
+  const inRange = (column: string, from: Day, to: Day) => (query: Knex.QueryBuilder) =>
+    query.where(user).where(column, '>=', unplannedDay(db, from)).where(column, '<=', unplannedDay(db, to))
+  const parts: (RowsPart | QueryPart)[] = []
+  if (weeks) parts.push({ table: WEEK_TABLE, filter: inRange('weekStart', next(), next()) })
+  if (months) {
+    const from = next()
+    parts.push({
+      table: MONTH_TABLE,
+      filter: (query) => query.where(user).where('month', '>=', unplannedDay(db, from))
+    })
+  }
+  for (let i = 0; i < runs; i++) parts.push({ table: DAY_TABLE, filter: inRange('day', next(), next()) })
+  if (db.client.config.client !== 'pg')
+    parts.push({ query: accountAndScheduleQuery(db, companyId, userId), columns: ACCOUNT_AND_SCHEDULE_COLUMNS })
+  return parts
+}
+
 /**
  * Every row a recomputation of `scope` reads, in one statement (`wholeRowsOf`): the scope's
  * weeks, the carry chain from the month before its first month, and the days of its weeks, of
@@ -467,31 +509,25 @@ async function readSheetRows(
     ...months.filter(aggregates).map((month): [Day, Day] => [month, lastDayOfMonth(month)]),
     ...scope.days.map((day): [Day, Day] => [day, day])
   ])
-  const inRange =
-    (column: string, [from, to]: [Day, Day]) =>
-    (query: Knex.QueryBuilder) =>
-      query.where(user).where(column, '>=', unplannedDay(trx, from)).where(column, '<=', unplannedDay(trx, to))
-  const parts: (RowsPart | QueryPart)[] = []
-  if (weekStarts.length > 0)
-    parts.push({ table: WEEK_TABLE, filter: inRange('weekStart', [weekStarts[0], weekStarts[weekStarts.length - 1]]) })
-  if (months.length > 0)
-    parts.push({
-      table: MONTH_TABLE,
-      filter: (query) => query.where(user).where('month', '>=', unplannedDay(trx, previousMonth(months[0])))
-    })
-  for (const run of runs) parts.push({ table: DAY_TABLE, filter: inRange('day', run) })
+  const shape: SheetRowsShape = [weekStarts.length > 0, months.length > 0, runs.length]
+  const values: SheetRowsValues = [
+    user.companyId,
+    user.userId,
+    ...(weekStarts.length > 0 ? [weekStarts[0], weekStarts[weekStarts.length - 1]] : []),
+    ...(months.length > 0 ? [previousMonth(months[0])] : []),
+    ...runs.flat()
+  ]
   // SQLite reads the account and the schedule in the same statement: a statement less for
   // node-sqlite3's threads (PATCH week status +4 to +12 % in an A/B of both positions).
   // PostgreSQL reads them in a named statement of their own: merged, the POST measured 0 and -9 %
   // (a longer text to build, bind and name saved less than its round trip).
   const merged = trx.client.config.client !== 'pg'
-  if (merged)
-    parts.push({
-      query: accountAndScheduleQuery(trx, user.companyId, user.userId),
-      columns: ACCOUNT_AND_SCHEDULE_COLUMNS
-    })
-  // Named while its text is one of a few (the runs of days make the shapes).
-  const found = await wholeRowsOf(trx, parts, runs.length <= 3 ? { purpose: 'sheet rows' } : false)
+  const parts = Number(shape[0]) + Number(shape[1]) + runs.length + Number(merged)
+  // Compiled once per shape and named while its text is one of a few (the runs of days make the shapes).
+  const found =
+    runs.length <= TEMPLATED_RUNS
+      ? await SHEET_ROWS.read(trx, shape, values, parts)
+      : await wholeRowsOf(trx, sheetRowsParts(trx, shape, values), false)
   const accountRows = merged ? found.pop()! : null
   const wanted = new Set(weekStarts)
   const weekRows = weekStarts.length > 0 ? found.shift()!.filter((row) => wanted.has(dayOf(row.weekStart))) : []

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import type { Knex } from 'knex'
-import { wholeRows, wholeRowsOf } from '../../../src/db/json-rows'
+import { wholeRows, wholeRowsOf, WholeRowsShapes } from '../../../src/db/json-rows'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { createKnex } from '../../../src/db/knex'
 import { forEachDatabase, scratchTable } from '../../support/harness'
 
@@ -283,4 +286,79 @@ forEachDatabase('wholeRows', (suite) => {
     assert.equal(rows.length, before.length)
     assert.ok(!('code' in rows[0]))
   })
+
+  it('compiled once per shape (WholeRowsShapes): reads as wholeRowsOf does, and anew after a migration dropped a column', async () => {
+    const ids: number[] = (await db(table).where({ companyId: 1 }).orderBy('id').select('id')).map((r) => r.id)
+    const parts = (_q: Knex, [count]: readonly [number], [companyId, ...picked]: readonly [number, ...number[]]) =>
+      picked
+        .slice(0, count)
+        .map((id) => ({ table, filter: (query: Knex.QueryBuilder) => query.where({ companyId, id }) }))
+    const shapes = new WholeRowsShapes([table], parts, `json-rows shapes ${process.pid}`)
+    for (const picked of [
+      [ids[1], ids[2]],
+      [ids[3], ids[0]]
+    ]) {
+      const read = await shapes.read(db, [2], [1, ...picked], 2)
+      const direct = await wholeRowsOf(db, parts(db, [2], [1, ...picked]), false)
+      assert.deepEqual(
+        read.map((rows) => rows.map(comparable)),
+        direct.map((rows) => rows.map(comparable))
+      )
+      assert.deepEqual(
+        read.map((rows) => rows.map((row) => row.id)),
+        picked.map((id) => [id])
+      )
+    }
+    assert.deepEqual(await shapes.read(db, [2], [2, ids[1], ids[2]], 2), [[], []], 'another company: nothing')
+    assert.deepEqual(await shapes.read(db, [0], [1], 0), [], 'no parts: no statement')
+    await db.schema.alterTable(table, (t) => t.dropColumn('share'))
+    // SQLite's template and list of columns predate the migration: that read fails, the next one makes both anew.
+    let found: Record<string, unknown>[][] | undefined
+    try {
+      found = await shapes.read(db, [2], [1, ids[1], ids[2]], 2)
+    } catch (error) {
+      assert.ok(!pg, `PostgreSQL failed: ${error}`)
+      assert.match(String(error), /no such column/)
+      found = await shapes.read(db, [2], [1, ids[1], ids[2]], 2)
+    }
+    assert.deepEqual(
+      found.map((rows) => rows.map((row) => row.id)),
+      [[ids[1]], [ids[2]]]
+    )
+    assert.ok(!('share' in found[0][0]))
+  })
+
+  ;(pg ? it.skip : it)(
+    'keeps a template per database: two SQLite databases whose tables differ each read their own columns',
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crewclock-shapes-'))
+      const other = createKnex(`sqlite://${path.join(dir, 'other.sqlite')}`)
+      try {
+        await other.schema.createTable(table, (t) => {
+          t.increments('id')
+          t.integer('companyId').notNullable()
+          t.text('onlyHere')
+        })
+        const [{ id: otherId }] = await other(table).insert({ companyId: 1, onlyHere: 'x' }, ['id'])
+        const [{ id: ownId }] = await db(table).where({ companyId: 1 }).orderBy('id').select('id')
+        const shapes = new WholeRowsShapes(
+          [table],
+          (_q, _shape: [], [companyId, id]: readonly [number, number]) => [
+            { table, filter: (query: Knex.QueryBuilder) => query.where({ companyId, id }) }
+          ],
+          `json-rows databases ${process.pid}`
+        )
+        for (let i = 0; i < 2; i++) {
+          const [[own]] = await shapes.read(db, [], [1, ownId], 1)
+          assert.ok('note' in own && !('onlyHere' in own))
+          assert.deepEqual(await shapes.read(other, [], [1, otherId], 1), [
+            [{ id: otherId, companyId: 1, onlyHere: 'x' }]
+          ])
+        }
+      } finally {
+        await other.destroy()
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  )
 })
