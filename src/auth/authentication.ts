@@ -13,6 +13,7 @@ import { parseStoredScopes } from './scopes'
 import type { KeyCache } from './key-cache'
 import { PASSWORD_HASH_ROUNDS } from './passwords'
 import { SHORT_READ } from '../db/knex'
+import { StatementShapes } from '../db/statement-shapes'
 
 export interface Principal {
   company: CompanyContext
@@ -71,21 +72,31 @@ export interface KeyPrincipal extends Principal {
   apiKey: { id: number; scopes: string[] }
 }
 
+/** `loadKeyPrincipal`'s statement, compiled once per shape (by the key's hash, or by its id). */
+const KEY_READ = new StatementShapes((db, [by]: readonly ['hash' | 'id'], [key]: readonly [string | number]) => {
+  const from = db('apiKeys').join('users', (on) =>
+    on.on('users.id', 'apiKeys.userId').andOn('users.companyId', 'apiKeys.companyId')
+  )
+  return (
+    activeUsers(from)
+      .where(by === 'hash' ? 'apiKeys.keyHash' : 'apiKeys.id', key)
+      .whereNull('apiKeys.revokedAt')
+      .first([...PRINCIPAL_COLUMNS, 'apiKeys.id as apiKeyId', 'apiKeys.keyHash', 'apiKeys.scopes as apiKeyScopes'])
+      // Every request whose key is not in the cache reads it first, writes included.
+      .options(SHORT_READ)
+  )
+})
+
 /**
  * An unrevoked key (by its SHA-256, or by id for socket tokens) with its company, acting user and
  * scopes. Scopes are read on every call, never taken from a token, so an unreadable column grants nothing.
  */
 async function loadKeyPrincipal(db: Knex, key: { keyHash: string } | { id: number }): Promise<KeyPrincipal | null> {
-  const where = 'keyHash' in key ? { 'apiKeys.keyHash': key.keyHash } : { 'apiKeys.id': key.id }
-  const from = db('apiKeys').join('users', (on) =>
-    on.on('users.id', 'apiKeys.userId').andOn('users.companyId', 'apiKeys.companyId')
+  const row = await KEY_READ.statement(
+    db,
+    ['keyHash' in key ? 'hash' : 'id'],
+    ['keyHash' in key ? key.keyHash : key.id]
   )
-  const row = await activeUsers(from)
-    .where(where)
-    .whereNull('apiKeys.revokedAt')
-    .first([...PRINCIPAL_COLUMNS, 'apiKeys.id as apiKeyId', 'apiKeys.keyHash', 'apiKeys.scopes as apiKeyScopes'])
-    // Every request whose key is not in the cache reads it first, writes included.
-    .options(SHORT_READ)
   if (!row) return null
   // The indexed lookup narrows to one row; the final comparison of the digests is constant-time.
   if ('keyHash' in key && !crypto.timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(key.keyHash, 'hex')))
