@@ -180,6 +180,10 @@ function partsOf(db: Db, count: number, rows: { p: number; r: Row | string }[]):
  */
 export class WholeRowsShapes<S extends Shape, V extends readonly unknown[]> {
   private readonly shapes: StatementShapes<S, V>
+  /** The JSON objects of `tables` this read found, for the build that follows it at once (SQLite). */
+  private objects: Map<string, string> | null = null
+  /** How many parts a shape has, by dialect and shape (the same for every database of a dialect). */
+  private readonly counts = new Map<string, number>()
 
   constructor(
     private readonly tables: string[],
@@ -192,20 +196,36 @@ export class WholeRowsShapes<S extends Shape, V extends readonly unknown[]> {
       return unionOfParts(
         db,
         built,
-        built.map((part) => (isQueryPart(part) ? null : pg ? PG_OBJECT : knownObject(db, part.table)))
+        built.map((part) => (isQueryPart(part) ? null : pg ? PG_OBJECT : this.objectOf(part.table)))
       )
     }, purpose)
   }
 
-  async read(db: Db, shape: S, values: V, partCount: number): Promise<Row[][]> {
-    if (partCount === 0) return []
+  async read(db: Db, shape: S, values: V): Promise<Row[][]> {
     const pg = db.client.config.client === 'pg'
-    let wide = false
-    if (!pg) for (const table of this.tables) wide ||= (await sqliteObject(db, table)) === null
-    if (wide || partCount > MAX_PARTS) return wholeRowsOf(db, this.parts(db, shape, values), false)
+    const countKey = `${(db.client as { dialect: string }).dialect} ${shape.join(' ')}`
+    let count = this.counts.get(countKey)
+    if (count === undefined) this.counts.set(countKey, (count = this.parts(db, shape, values).length))
+    if (count === 0) return []
+    const objects = new Map<string, string>()
+    if (!pg)
+      for (const table of this.tables) {
+        const object = await sqliteObject(db, table)
+        if (object === null) return wholeRowsOf(db, this.parts(db, shape, values), false)
+        objects.set(table, object)
+      }
+    if (count > MAX_PARTS) return wholeRowsOf(db, this.parts(db, shape, values), false)
     let rows: { p: number; r: Row | string }[]
     try {
-      const found = await this.shapes.statement(db, shape, values)
+      // The objects found above, not the shared cache: another read's failure may empty it meanwhile.
+      this.objects = objects
+      let statement: Knex.Raw
+      try {
+        statement = this.shapes.statement(db, shape, values)
+      } finally {
+        this.objects = null
+      }
+      const found = await statement
       rows = pg ? found.rows : found
     } catch (error) {
       if (!pg) {
@@ -214,15 +234,14 @@ export class WholeRowsShapes<S extends Shape, V extends readonly unknown[]> {
       }
       throw error
     }
-    return partsOf(db, partCount, rows)
+    return partsOf(db, count, rows)
   }
-}
 
-/** `sqliteObject` of a table whose object has been read (`WholeRowsShapes` reads them before it builds). */
-function knownObject(db: Db, table: string): string {
-  const object = objectCache.get(db.client.config as object)?.get(table)
-  if (object === undefined || object === null) throw new Error(`wholeRowsOf: no JSON object of ${table} read yet`)
-  return object
+  private objectOf(table: string): string {
+    const object = this.objects?.get(table)
+    if (object === undefined) throw new Error(`WholeRowsShapes: ${table} is not one of its tables`)
+    return object
+  }
 }
 
 /** The parts of one statement of `wholeRowsOf`: more go in several (SQLite allows 500 in a compound select). */

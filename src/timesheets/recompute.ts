@@ -522,11 +522,10 @@ async function readSheetRows(
   // PostgreSQL reads them in a named statement of their own: merged, the POST measured 0 and -9 %
   // (a longer text to build, bind and name saved less than its round trip).
   const merged = trx.client.config.client !== 'pg'
-  const parts = Number(shape[0]) + Number(shape[1]) + runs.length + Number(merged)
   // Compiled once per shape and named while its text is one of a few (the runs of days make the shapes).
   const found =
     runs.length <= TEMPLATED_RUNS
-      ? await SHEET_ROWS.read(trx, shape, values, parts)
+      ? await SHEET_ROWS.read(trx, shape, values)
       : await wholeRowsOf(trx, sheetRowsParts(trx, shape, values), false)
   const accountRows = merged ? found.pop()! : null
   const wanted = new Set(weekStarts)

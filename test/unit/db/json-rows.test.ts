@@ -298,7 +298,7 @@ forEachDatabase('wholeRows', (suite) => {
       [ids[1], ids[2]],
       [ids[3], ids[0]]
     ]) {
-      const read = await shapes.read(db, [2], [1, ...picked], 2)
+      const read = await shapes.read(db, [2], [1, ...picked])
       const direct = await wholeRowsOf(db, parts(db, [2], [1, ...picked]), false)
       assert.deepEqual(
         read.map((rows) => rows.map(comparable)),
@@ -309,17 +309,17 @@ forEachDatabase('wholeRows', (suite) => {
         picked.map((id) => [id])
       )
     }
-    assert.deepEqual(await shapes.read(db, [2], [2, ids[1], ids[2]], 2), [[], []], 'another company: nothing')
-    assert.deepEqual(await shapes.read(db, [0], [1], 0), [], 'no parts: no statement')
+    assert.deepEqual(await shapes.read(db, [2], [2, ids[1], ids[2]]), [[], []], 'another company: nothing')
+    assert.deepEqual(await shapes.read(db, [0], [1]), [], 'no parts: no statement')
     await db.schema.alterTable(table, (t) => t.dropColumn('share'))
     // SQLite's template and list of columns predate the migration: that read fails, the next one makes both anew.
     let found: Record<string, unknown>[][] | undefined
     try {
-      found = await shapes.read(db, [2], [1, ids[1], ids[2]], 2)
+      found = await shapes.read(db, [2], [1, ids[1], ids[2]])
     } catch (error) {
       assert.ok(!pg, `PostgreSQL failed: ${error}`)
       assert.match(String(error), /no such column/)
-      found = await shapes.read(db, [2], [1, ids[1], ids[2]], 2)
+      found = await shapes.read(db, [2], [1, ids[1], ids[2]])
     }
     assert.deepEqual(
       found.map((rows) => rows.map((row) => row.id)),
@@ -349,11 +349,9 @@ forEachDatabase('wholeRows', (suite) => {
           `json-rows databases ${process.pid}`
         )
         for (let i = 0; i < 2; i++) {
-          const [[own]] = await shapes.read(db, [], [1, ownId], 1)
+          const [[own]] = await shapes.read(db, [], [1, ownId])
           assert.ok('note' in own && !('onlyHere' in own))
-          assert.deepEqual(await shapes.read(other, [], [1, otherId], 1), [
-            [{ id: otherId, companyId: 1, onlyHere: 'x' }]
-          ])
+          assert.deepEqual(await shapes.read(other, [], [1, otherId]), [[{ id: otherId, companyId: 1, onlyHere: 'x' }]])
         }
       } finally {
         await other.destroy()
