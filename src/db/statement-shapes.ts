@@ -93,8 +93,10 @@ export class StatementShapes<S extends Shape, V extends readonly unknown[]> {
 
   private compile(db: Knex | Knex.Transaction, shape: S, length: number): Template {
     const slots = Array.from({ length }, (_, index) => new Slot(index)) as unknown as V
-    // The enumerable properties are what the runner reads; `toNative` is not one, the run's id is made per run.
-    const { __knexQueryUid: _id, ...compiled } = this.build(db, shape, slots).toSQL() as unknown as Compiled
+    // The enumerable properties are what the runner reads; `toNative` is not one. The compilation's
+    // id stays as a key for each run's own (`withValues`): a spread that adds a key is Node 20's slow
+    // path, one that overwrites keys is not (docs/decisions.md, "Per-row objects").
+    const compiled = this.build(db, shape, slots).toSQL() as unknown as Compiled
     const name =
       this.purpose !== undefined && db.client.config.client === 'pg'
         ? nameOfText(this.purpose, compiled.sql)
