@@ -108,11 +108,11 @@ export async function wholeRowsOf(
     return found
   }
   const pg = db.client.config.client === 'pg'
-  const objects: (string | null)[] = []
-  for (const part of parts) objects.push(isQueryPart(part) ? null : pg ? PG_OBJECT : await sqliteObject(db, part.table))
+  const objects = new Map<string, string | null>()
+  if (!pg) for (const part of parts) if (!isQueryPart(part)) objects.set(part.table, await sqliteObject(db, part.table))
   // A table too wide for one json_object: every part is read on its own, one after the other
   // (a transaction's connection answers one statement at a time).
-  if (parts.some((part, i) => !isQueryPart(part) && objects[i] === null)) {
+  if ([...objects.values()].includes(null)) {
     const found: Row[][] = []
     for (const one of parts)
       found.push(
@@ -120,7 +120,7 @@ export async function wholeRowsOf(
       )
     return found
   }
-  const statement = unionOfParts(db, parts, objects)
+  const statement = unionOfParts(db, parts, (table) => objects.get(table)!)
   if (pg && typeof name === 'string') statement.options({ name })
   else if (pg && typeof name === 'object') namedByText(db, name.purpose, statement)
   let rows: { p: number; r: Row | string }[]
@@ -137,10 +137,10 @@ const PG_OBJECT = 'row_to_json(t)'
 
 /**
  * `wholeRowsOf`'s statement, unsent: the parts' reads as one `union all`, each row tagged with its
- * part in `p`, `objects` the JSON object of each `RowsPart`'s table (`sqliteObject`, PostgreSQL's
- * `row_to_json`). SQLite keeps it prepared.
+ * part in `p`. A `RowsPart`'s rows are PostgreSQL's `row_to_json`, or on SQLite the JSON object
+ * `sqliteObjectOf` gives for its table (`sqliteObject`, read before). SQLite keeps it prepared.
  */
-function unionOfParts(db: Db, parts: (RowsPart | QueryPart)[], objects: (string | null)[]): Knex.Raw {
+function unionOfParts(db: Db, parts: (RowsPart | QueryPart)[], sqliteObjectOf: (table: string) => string): Knex.Raw {
   const pg = db.client.config.client === 'pg'
   const selects: string[] = []
   const bindings: Knex.Value[] = []
@@ -152,7 +152,8 @@ function unionOfParts(db: Db, parts: (RowsPart | QueryPart)[], objects: (string 
       const object = pg ? PG_OBJECT : sqliteQueryObject(part.columns)
       query = db.select(db.raw(`${i} as p, ${object} as r`)).from(part.query.as('t'))
     } else {
-      query = (pg ? db({ t: part.table }) : db(part.table)).select(db.raw(`${i} as p, ${objects[i]} as r`))
+      const object = pg ? PG_OBJECT : sqliteObjectOf(part.table)
+      query = (pg ? db({ t: part.table }) : db(part.table)).select(db.raw(`${i} as p, ${object} as r`))
       part.filter(query)
     }
     const { sql, bindings: own } = query.toSQL()
@@ -190,15 +191,10 @@ export class WholeRowsShapes<S extends Shape, V extends readonly unknown[]> {
     private readonly parts: (db: Db, shape: S, values: V) => (RowsPart | QueryPart)[],
     purpose?: string
   ) {
-    this.shapes = new StatementShapes((db, shape, values) => {
-      const built = parts(db, shape, values)
-      const pg = db.client.config.client === 'pg'
-      return unionOfParts(
-        db,
-        built,
-        built.map((part) => (isQueryPart(part) ? null : pg ? PG_OBJECT : this.objectOf(part.table)))
-      )
-    }, purpose)
+    this.shapes = new StatementShapes(
+      (db, shape, values) => unionOfParts(db, parts(db, shape, values), (table) => this.objectOf(table)),
+      purpose
+    )
   }
 
   async read(db: Db, shape: S, values: V): Promise<Row[][]> {
