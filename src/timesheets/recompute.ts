@@ -37,13 +37,7 @@ import {
   toDbValue,
   valueChanged
 } from './sheet-rows'
-import {
-  ACCOUNT_AND_SCHEDULE_COLUMNS,
-  Schedule,
-  accountAndScheduleOf,
-  accountAndScheduleQuery,
-  accountAndScheduleRows
-} from './schedule'
+import { ACCOUNT_AND_SCHEDULE_COLUMNS, Schedule, accountAndScheduleOf, accountAndScheduleQuery } from './schedule'
 import { AccountStart, chainCarryInMs, chainStartOf, loadAccountStart } from './account'
 import type { SheetStatus } from './workflow'
 
@@ -418,11 +412,7 @@ export async function recompute(
   const carried = chain.some((row) => months.has(dayOf(row.month)))
   if (dayRows.length + weekRows.length + monthRows.length === 0 && !carried) return result
 
-  const { account, schedule } = accountAndScheduleOf(
-    accountRows ?? (await accountAndScheduleRows(trx, companyId, userId)),
-    companyId,
-    userId
-  )
+  const { account, schedule } = accountAndScheduleOf(accountRows, companyId, userId)
   const periods = [...dayRows.map((row): [Day, Day] => [dayOf(row.day), dayOf(row.day)]), ...periodBounds]
   const changed = mode === 'from-scratch' ? null : new Set(scope.days)
   const writes: TableUpdate[] = []
@@ -441,8 +431,8 @@ interface SheetRows {
   chain: Row[]
   /** Day rows by day: every day of the scope's weeks, of its months `aggregates` names, and of its days. */
   days: Map<Day, Row>
-  /** SQLite: the rows of `accountAndScheduleQuery` (where the user's account starts, the user's schedule); PostgreSQL reads them apart. */
-  accountRows: Row[] | null
+  /** The rows of `accountAndScheduleQuery`: where the user's account starts, the user's schedule. */
+  accountRows: Row[]
 }
 
 /** The shape of `readSheetRows`' statement: whether the scope has weeks, whether it has months, how many runs of days. */
@@ -482,8 +472,7 @@ function sheetRowsParts(
     })
   }
   for (let i = 0; i < runs; i++) parts.push({ table: DAY_TABLE, filter: inRange('day', next(), next()) })
-  if (db.client.config.client !== 'pg')
-    parts.push({ query: accountAndScheduleQuery(db, companyId, userId), columns: ACCOUNT_AND_SCHEDULE_COLUMNS })
+  parts.push({ query: accountAndScheduleQuery(db, companyId, userId), columns: ACCOUNT_AND_SCHEDULE_COLUMNS })
   return parts
 }
 
@@ -517,17 +506,16 @@ async function readSheetRows(
     ...(months.length > 0 ? [previousMonth(months[0])] : []),
     ...runs.flat()
   ]
-  // SQLite reads the account and the schedule in the same statement: a statement less for
-  // node-sqlite3's threads (PATCH week status +4 to +12 % in an A/B of both positions).
-  // PostgreSQL reads them in a named statement of their own: merged, the POST measured 0 and -9 %
-  // (a longer text to build, bind and name saved less than its round trip).
-  const merged = trx.client.config.client !== 'pg'
+  // The account and the schedule come in the same statement, as its last part: a statement less
+  // for node-sqlite3's threads (PATCH week status +4 to +12 % in an A/B of both positions), and on
+  // PostgreSQL a round trip less (0.3 ms of a 25-month carry chain's 2.6 ms in the twelfth session,
+  // 2026-12-07; merged while each run built its text, the POST had measured 0 and -9 %).
   // Compiled once per shape and named while its text is one of a few (the runs of days make the shapes).
   const found =
     runs.length <= TEMPLATED_RUNS
       ? await SHEET_ROWS.read(trx, shape, values)
       : await wholeRowsOf(trx, sheetRowsParts(trx, shape, values), false)
-  const accountRows = merged ? found.pop()! : null
+  const accountRows = found.pop()!
   const wanted = new Set(weekStarts)
   const weekRows = weekStarts.length > 0 ? found.shift()!.filter((row) => wanted.has(dayOf(row.weekStart))) : []
   const byMonth = (a: Row, b: Row) => (dayOf(a.month) < dayOf(b.month) ? -1 : 1)

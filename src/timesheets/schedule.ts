@@ -3,7 +3,6 @@ import type { Day } from './calendar'
 import { AccountStart, accountStartOf } from './account'
 import { lastDayOfMonth } from './periods'
 import { dayOf } from './sheet-rows'
-import { StatementShapes } from '../db/statement-shapes'
 import { WEEKDAYS, Weekday, WorkingCalendar, WorkingTimeModel } from './working-time'
 
 /**
@@ -167,28 +166,6 @@ export async function loadCompanySchedule(db: Db, companyId: number): Promise<Sc
   return new Schedule(await companyTimezone(db, companyId), await loadCompanyVersions(db, companyId))
 }
 
-/** pg's statement name of `accountAndScheduleRows` (SQLite reads the rows within its statement of sheet rows). */
-const ACCOUNT_AND_SCHEDULE = { name: 'crewclock_account_and_schedule' }
-
-/**
- * The rows of `accountAndScheduleQuery`, read on their own. On PostgreSQL a named prepared
- * statement: its joins and union cost 0.35–0.5 ms of planning, more than its execution, on every
- * recomputation, and its plan cannot depend on the values.
- */
-export async function accountAndScheduleRows(
-  db: Db,
-  companyId: number,
-  userId: number
-): Promise<Record<string, unknown>[]> {
-  return ACCOUNT_AND_SCHEDULE_READ.statement(db, [], [companyId, userId])
-}
-
-/** `accountAndScheduleRows`' statement, compiled once (`StatementShapes`). */
-const ACCOUNT_AND_SCHEDULE_READ = new StatementShapes(
-  (db, _shape: [], [companyId, userId]: readonly [number, number]) =>
-    accountAndScheduleQuery(db, companyId, userId).options(ACCOUNT_AND_SCHEDULE)
-)
-
 /** The columns of `accountAndScheduleQuery`'s rows (as `wholeRowsOf` reads them as a part of its own). */
 export const ACCOUNT_AND_SCHEDULE_COLUMNS = [
   'employedFrom',
@@ -207,8 +184,8 @@ export const ACCOUNT_AND_SCHEDULE_COLUMNS = [
  * Where the user's account starts and the user's schedule (the company's versions, the user's own,
  * in the company's timezone), as one read, unsent: every recomputation needs all of them (reading
  * them apart was three statements). SQLite reads it as a part of the statement of sheet rows
- * (`readSheetRows` in src/timesheets/recompute.ts, since the eighth session of 2026-12-06: a
- * statement less per recomputation), PostgreSQL with `accountAndScheduleRows`. The user's row
+ * (`readSheetRows` in src/timesheets/recompute.ts: a statement less per recomputation; SQLite since
+ * the eighth session of 2026-12-06, PostgreSQL since the twelfth). The user's row
  * (one) is left-joined with both kinds of versions, so it comes back even with no version. Keys
  * and equalities only, so its plan cannot depend on the values; it names its columns, so a column
  * added to one of its tables does not change its result. The rows come in no particular order
