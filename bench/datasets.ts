@@ -69,5 +69,18 @@ export type Engine = 'sqlite' | 'pg'
 export function databaseUrl(engine: Engine, scale: Scale['name'], pgBase: string, copy = false): string {
   const tag = copy ? `run${(process.env.BENCH_COPY ?? '').replace(/[^a-z0-9]/gi, '').toLowerCase()}` : ''
   if (engine === 'sqlite') return `sqlite://${path.join(DATA_DIR, `bench-${scale}${tag ? '.' + tag : ''}.sqlite`)}`
-  return `${pgBase.replace(/\/[^/]*$/, '')}/crewclock_bench_${scale}${tag ? '_' + tag : ''}`
+  return withDatabase(pgBase, `crewclock_bench_${scale}${tag ? '_' + tag : ''}`)
 }
+
+/**
+ * A PostgreSQL URL with another database: its path, and nothing else, replaced (a Unix socket's
+ * directory in the query, `?host=/var/run/postgresql`, stays as it is).
+ */
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url)
+  parsed.pathname = `/${database}`
+  return parsed.toString()
+}
+
+/** The database a PostgreSQL URL names. */
+export const databaseOf = (url: string): string => decodeURIComponent(new URL(url).pathname.slice(1))

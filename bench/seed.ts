@@ -7,7 +7,7 @@ import { searchTables } from '../src/db/search-index'
 import { createCompany } from '../src/companies/create-company'
 import { lockUserTime, recompute, recomputeUser } from '../src/timesheets/recompute'
 import { addDays, daysFrom, monthsFrom } from '../src/timesheets/periods'
-import { APP_SECRET, DATA_DIR, databaseUrl, Engine, Scale, seedVersion } from './datasets'
+import { APP_SECRET, DATA_DIR, databaseOf, databaseUrl, Engine, Scale, seedVersion, withDatabase } from './datasets'
 
 /**
  * Seeds a benchmark data set with bulk inserts (not through the API), writing exactly the rows
@@ -588,8 +588,8 @@ async function readInfo(db: Knex): Promise<SeedInfo | null> {
 
 /** PostgreSQL: the data set's database, created (or dropped and created) from the server's `postgres` database. */
 async function preparePgDatabase(url: string, drop: boolean) {
-  const name = url.split('/').pop()!
-  const admin = createKnex(url.replace(/\/[^/]*$/, '/postgres'), { max: 1 })
+  const name = databaseOf(url)
+  const admin = createKnex(withDatabase(url, 'postgres'), { max: 1 })
   try {
     const exists = await admin('pg_database').where({ datname: name }).first('datname')
     if (exists && drop) await admin.raw('drop database ?? with (force)', [name])

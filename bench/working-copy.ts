@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import { createKnex, sqliteFilename } from '../src/db/knex'
-import { databaseUrl, Engine } from './datasets'
+import { databaseOf, databaseUrl, Engine, withDatabase } from './datasets'
 import type { SeedInfo } from './seed'
 
 /**
@@ -25,8 +25,8 @@ export async function workingCopy(engine: Engine, seed: SeedInfo & { url: string
     fs.copyFileSync(source, target)
     return url
   }
-  const name = (of: string) => of.split('/').pop()!
-  const admin = createKnex(url.replace(/\/[^/]*$/, '/postgres'), { max: 1 })
+  const name = databaseOf
+  const admin = createKnex(withDatabase(url, 'postgres'), { max: 1 })
   try {
     await admin.raw('drop database if exists ?? with (force)', [name(url)])
     // FILE_COPY (PostgreSQL 15+) copies the files after a checkpoint instead of logging every page.
