@@ -110,6 +110,25 @@ export function lockedForWrite<Q extends Knex.QueryBuilder>(trx: Knex.Transactio
   return trx.client.config.client === 'pg' ? (query.forNoKeyUpdate() as Q) : query
 }
 
+/** The rows each transaction has locked with `lockedForWrite` and noted (`noteLocked`), as `table:id`. */
+const lockedRows = new WeakMap<Knex.Transaction, Set<string>>()
+
+/**
+ * Notes that `trx` holds the write lock of row `id` of `table` (a `lockedForWrite` read found it), so
+ * that a later lock of the same row in the same transaction needs no statement (`isLocked`). A row
+ * lock lasts until the transaction ends; a savepoint is a transaction object of its own, whose notes
+ * go with it.
+ */
+export function noteLocked(trx: Knex.Transaction, table: string, id: number) {
+  let rows = lockedRows.get(trx)
+  if (!rows) lockedRows.set(trx, (rows = new Set()))
+  rows.add(`${table}:${id}`)
+}
+
+/** Whether `trx` has noted the write lock of row `id` of `table` (`noteLocked`). */
+export const isLocked = (trx: Knex.Transaction, table: string, id: number): boolean =>
+  lockedRows.get(trx)?.has(`${table}:${id}`) ?? false
+
 /**
  * An instant as a bound PostgreSQL's planner does not look at: `(select ?::timestamptz)`, worked
  * out once when the statement runs. For a named statement's range bound: with a plain parameter

@@ -176,6 +176,13 @@ export interface ReferenceSpec {
   active?: boolean
   /** The field holds a list of ids. */
   many?: boolean
+  /**
+   * A create reads the referenced record with its write lock (`lockedForWrite`), noted for the
+   * transaction (`noteLocked`): for a record the resource's rules lock anyway, such as the user
+   * whose time an entry or absence is (`lockUserTime`), whose lock then takes no statement of its
+   * own. Only the records found are locked (the company's own).
+   */
+  lock?: boolean
 }
 
 /** A list filter that is not a column: `name=value` or `name[$in]=...`, applied by `apply`. */

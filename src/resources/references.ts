@@ -1,6 +1,7 @@
 import type { Knex } from 'knex'
 import type { Resource, Row, ValidationErrors } from './define-resource'
 import { wholeRowsOf } from '../db/json-rows'
+import { lockedForWrite, noteLocked } from '../db/dialect'
 
 /**
  * Every referenced id must be a record of the same company; a reference to another company's
@@ -22,6 +23,11 @@ export async function checkReferences(
     const ids = [...new Set((ref.many ? value : [value]) as number[])]
     return ids.length === 0 ? [] : [{ field, ref, ids }]
   })
+  // A create's references marked `lock` are read with their write lock (a statement less than
+  // reading and then locking them: a new time entry's user on PostgreSQL). Not a PATCH's: its rules
+  // lock the record it already references, which a reference its body names need not be (a second
+  // lock, in no fixed order with the first).
+  const locking = existing === undefined && 'isTransaction' in db && db.isTransaction ? (db as Knex.Transaction) : null
   // One statement for all of them (a time entry names a user, a type and an event), whole rows as
   // JSON (src/db/json-rows.ts): a write's transaction answers one statement at a time, and each
   // statement is a round trip (PostgreSQL) or a hand-over to the driver's thread (SQLite). Named
@@ -32,11 +38,18 @@ export async function checkReferences(
       db,
       checks.map(({ ref, ids }) => ({
         table: ref.table,
-        filter: (query: Knex.QueryBuilder) => query.where({ companyId }).whereIn('id', ids)
+        filter: (query: Knex.QueryBuilder) => {
+          query.where({ companyId }).whereIn('id', ids)
+          if (ref.lock && locking) lockedForWrite(locking, query)
+        }
       })),
       checks.every(({ ids }) => ids.length === 1) ? { purpose: 'references' } : false
     )
   ).map((rows) => new Map(rows.map((row) => [Number(row.id), row])))
+  if (locking)
+    checks.forEach(({ ref }, i) => {
+      if (ref.lock) for (const id of found[i].keys()) noteLocked(locking, ref.table, id)
+    })
   checks.forEach(({ field, ref, ids }, i) => {
     referenced[field] = found[i]
     const missing = ids.filter((id) => !found[i].has(id))

@@ -2,7 +2,7 @@ import { conflict } from '../errors'
 import type { Knex } from 'knex'
 import { TableUpdate, updateTables } from '../db/update-rows'
 import { QueryPart, RowsPart, wholeRowsOf, WholeRowsShapes } from '../db/json-rows'
-import { lockedForWrite, unplannedDay, unplannedInstant } from '../db/dialect'
+import { isLocked, lockedForWrite, noteLocked, unplannedDay, unplannedInstant } from '../db/dialect'
 import { StatementShapes } from '../db/statement-shapes'
 import type { Row } from '../resources/define-resource'
 import { Day, calendarDay, coversSeveralDays, dayBounds, millis } from './calendar'
@@ -327,15 +327,18 @@ const LOCK_USER = { name: 'crewclock_lock_user' }
  * not `FOR UPDATE`: it excludes the other writers of the user just the same, but not the key-share
  * lock a foreign key check takes when another transaction inserts a row that references the user,
  * which would otherwise deadlock with a company-wide recomputation locking users in id order.
+ * A lock the transaction already holds takes no statement: an earlier `lockUserTime`, or a write's
+ * read of the user it references (`ReferenceSpec.lock`: a time entry's and an absence's `userId`).
  */
 export async function lockUserTime(
   trx: Knex.Transaction,
   { companyId, userId }: { companyId: number; userId: number }
 ) {
-  if (trx.client.config.client !== 'pg') return
-  await lockedForWrite(trx, trx('users').where({ id: userId, companyId }))
+  if (trx.client.config.client !== 'pg' || isLocked(trx, 'users', userId)) return
+  const locked = await lockedForWrite(trx, trx('users').where({ id: userId, companyId }))
     .first('id')
     .options(LOCK_USER)
+  if (locked) noteLocked(trx, 'users', userId)
 }
 
 /** The rows `openSheets` created, and the rows their computation changed (new months pass their carry on). */

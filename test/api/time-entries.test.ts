@@ -287,6 +287,50 @@ forEachDatabase('time-entries', (suite) => {
     assert.equal((await a.api.get('/v1/time-entries', { userId })).body.total, 1)
   })
 
+  it("creates an entry and an absence with the user's lock taken by the read of their references (PostgreSQL: no statement of its own)", async () => {
+    const knex = suite.server().knex
+    const userId = await newUser(a)
+    const absenceType = await knex('userAbsenceTypes').where({ companyId: a.id }).orderBy('order').first('id')
+    const statementsOf = async (request: () => Promise<{ status: number; text: string }>, status: number) => {
+      const seen: string[] = []
+      const listen = (query: { sql: string }) => seen.push(query.sql)
+      knex.on('query', listen)
+      try {
+        const res = await request()
+        assert.equal(res.status, status, res.text)
+      } finally {
+        knex.off('query', listen)
+      }
+      return seen
+    }
+    const created = [
+      ...(await statementsOf(
+        () => entry(a, { userId, startsAt: '2026-12-14T07:00:00Z', endsAt: '2026-12-14T08:00:00Z' }),
+        201
+      )),
+      ...(await statementsOf(
+        () =>
+          a.api.post('/v1/user-absences', {
+            userId,
+            typeId: absenceType.id,
+            startsAt: '2026-12-16T00:00:00Z',
+            endsAt: '2026-12-17T00:00:00Z'
+          }),
+        201
+      ))
+    ]
+    const { body } = await entry(a, { userId, startsAt: '2026-12-15T07:00:00Z', endsAt: '2026-12-15T08:00:00Z' })
+    // A PATCH does not read the entry's user as a reference: it takes the lock with a statement of its own.
+    const patched = await statementsOf(() => a.api.patch(`/v1/time-entries/${body.id}`, { note: 'x' }), 200)
+    const ownLock = (sql: string) => /^select "id" from "users" .* for no key update$/.test(sql)
+    const lockingRead = (sql: string) => /row_to_json\(t\) as r from "users" as "t" .* for no key update\)/.test(sql)
+    if (suite.db.name === 'postgres') {
+      assert.equal(created.filter(ownLock).length, 0, created.join('\n'))
+      assert.equal(created.filter(lockingRead).length, 2, created.join('\n'))
+      assert.equal(patched.filter(ownLock).length, 1, patched.join('\n'))
+    } else assert.ok(![...created, ...patched].some((sql) => /for no key update/i.test(sql)))
+  })
+
   it('handles entries across midnight in the company timezone', async () => {
     const userId = await newUser(a)
     const night = await entry(a, { userId, startsAt: '2026-12-01T22:00:00+01:00', endsAt: '2026-12-02T02:00:00+01:00' })

@@ -64,7 +64,7 @@ export const timeEntryResource = defineResource({
   },
   required: ['userId', 'typeId', 'startsAt'],
   references: {
-    userId: { table: 'users', active: true },
+    userId: { table: 'users', active: true, lock: true },
     typeId: { table: 'time_entry_types', active: true },
     assignmentId: { table: 'assignments' },
     eventId: { table: 'assignment_events' },

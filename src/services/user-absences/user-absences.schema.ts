@@ -38,7 +38,7 @@ export const userAbsenceResource = defineResource({
   },
   required: ['typeId', 'userId', 'startsAt', 'endsAt'],
   references: {
-    userId: { table: 'users', active: true },
+    userId: { table: 'users', active: true, lock: true },
     typeId: { table: 'user_absence_types', active: true },
     needApprovalById: { table: 'users' },
     declinedById: { table: 'users' },
