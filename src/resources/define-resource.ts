@@ -180,7 +180,8 @@ export interface ReferenceSpec {
    * A create reads the referenced record with its write lock (`lockedForWrite`), noted for the
    * transaction (`noteLocked`): for a record the resource's rules lock anyway, such as the user
    * whose time an entry or absence is (`lockUserTime`), whose lock then takes no statement of its
-   * own. Only the records found are locked (the company's own).
+   * own. Only the records found are locked (the company's own). At most one field of a resource,
+   * never a `many` one: two locks taken in the order of the body's fields could deadlock.
    */
   lock?: boolean
 }
@@ -329,6 +330,11 @@ export function defineResource<
   for (const name of Object.keys(decl.fields)) {
     if (requiredOutput.has(name)) decl.fields[name].nullable = false
   }
+  // Locks are taken in a fixed order (a company-wide recomputation locks users in id order): a
+  // create may lock one referenced record, never a list of them or two fields' records.
+  const locked = Object.entries(decl.references ?? {}).filter(([, ref]) => ref.lock)
+  if (locked.length > 1 || locked.some(([, ref]) => ref.many))
+    throw new Error(`${input.path}: at most one reference, of one id, may be read with its lock`)
   const outputFields = Object.keys(decl.fields).filter((name) => decl.fields[name].output)
   const schema = Type.Object(
     Object.fromEntries(
