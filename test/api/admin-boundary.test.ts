@@ -318,6 +318,39 @@ forEachDatabase('admin boundary', (suite) => {
       assert.equal(active.length, 1)
     })
 
+    it("deactivating an admin does not wait for a write that references another admin (PostgreSQL: the admins' lock leaves key-share locks alone)", async function () {
+      const a = await suite.company({ adminPassword: PASSWORD })
+      const first = await settingsLogin(await emailOf(a.adminUserId))
+      const created = await first.post('/settings/admins', {
+        email: email('leaving-admin'),
+        fullName: 'Leaving Admin',
+        password: 'leaving password'
+      })
+      assert.equal(created.status, 201, created.text)
+      // What a write that references the first admin holds until its commit: an absence naming
+      // them as its approver, an entry of theirs. The foreign key check takes this lock.
+      const knex = suite.server().knex
+      const writer = await knex.transaction()
+      try {
+        if (suite.db.name === 'postgres')
+          await knex.raw('select id from users where id = ? for key share', [a.adminUserId]).transacting(writer)
+        let answered = false
+        const deactivation = first.delete(`/settings/admins/${created.body.id}`).then((res) => {
+          answered = true
+          return res
+        })
+        // SQLite runs one write transaction at a time: there, the test's own would hold it up.
+        if (suite.db.name === 'postgres') {
+          for (let i = 0; i < 100 && !answered; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+          assert.ok(answered, 'the deactivation waited for the key-share lock on another admin')
+        }
+        await writer.commit()
+        assert.equal((await deactivation).status, 204)
+      } finally {
+        if (!writer.isCompleted()) await writer.rollback()
+      }
+    })
+
     it('an admin may deactivate themself while another active admin remains; the session ends', async () => {
       const a = await suite.company({ adminPassword: PASSWORD })
       const first = await settingsLogin(await emailOf(a.adminUserId))

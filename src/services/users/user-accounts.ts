@@ -6,6 +6,7 @@ import { badRequest } from '../../resources/validation'
 import { today } from '../../timesheets/periods'
 import { conflict } from '../../errors'
 import { announceChange } from '../../db/change-signal'
+import { lockedForWrite } from '../../db/dialect'
 
 /**
  * Account changes that only the settings page and the CLI make (CONTRACT §10.1): creating
@@ -108,7 +109,10 @@ export async function setPassword(db: Knex | Knex.Transaction, userId: number, p
 /**
  * Deactivates a user and ends their settings sessions. A company keeps at least one active
  * administrator: the company's active admins are locked first, so two admins deactivating each
- * other at the same moment cannot both succeed (PostgreSQL; SQLite has one writer anyway).
+ * other at the same moment cannot both succeed (PostgreSQL; SQLite has one writer anyway). In id
+ * order, as every lock of several users is taken, and `FOR NO KEY UPDATE` (`lockedForWrite`), not
+ * `FOR UPDATE`: the key-share lock of a write that references an admin (an absence naming them as
+ * its approver, an entry of theirs) does not hold it up, nor it them, so the two cannot deadlock.
  * Answers the ids of the user's keys, which stop authenticating with it: a caller with the sync
  * bus announces them (`announceRevokedKeys`) so that their sockets are disconnected at once.
  */
@@ -119,11 +123,10 @@ export async function deactivateAccount(db: Knex, companyId: number, userId: num
     if (user.deactivatedAt)
       throw conflict('The user is already deactivated', { reason: 'already-deactivated', ids: [userId] })
     if (user.roleType === 'admin') {
-      const admins = await trx('users')
-        .where({ companyId, roleType: 'admin' })
-        .whereNull('deactivatedAt')
-        .forUpdate()
-        .select('id')
+      const admins = await lockedForWrite(
+        trx,
+        trx('users').where({ companyId, roleType: 'admin' }).whereNull('deactivatedAt').orderBy('id')
+      ).select('id')
       if (admins.every((admin) => admin.id === userId)) {
         throw conflict(
           'The last active administrator of a company cannot be deactivated: add another administrator first',
