@@ -25,16 +25,15 @@ export async function workingCopy(engine: Engine, seed: SeedInfo & { url: string
     fs.copyFileSync(source, target)
     return url
   }
-  const name = databaseOf
   const admin = createKnex(withDatabase(url, 'postgres'), { max: 1 })
   try {
-    await admin.raw('drop database if exists ?? with (force)', [name(url)])
+    await admin.raw('drop database if exists ?? with (force)', [databaseOf(url)])
     // FILE_COPY (PostgreSQL 15+) copies the files after a checkpoint instead of logging every page.
     await admin
-      .raw('create database ?? template ?? strategy file_copy', [name(url), name(seed.url)])
+      .raw('create database ?? template ?? strategy file_copy', [databaseOf(url), databaseOf(seed.url)])
       .catch(async (error: Error) => {
         if (!/strategy/i.test(error.message)) throw error
-        await admin.raw('create database ?? template ??', [name(url), name(seed.url)])
+        await admin.raw('create database ?? template ??', [databaseOf(url), databaseOf(seed.url)])
       })
   } finally {
     await admin.destroy()

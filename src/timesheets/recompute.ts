@@ -482,7 +482,8 @@ function sheetRowsParts(
 /**
  * Every row a recomputation of `scope` reads, in one statement (`wholeRowsOf`): the scope's
  * weeks, the carry chain from the month before its first month, and the days of its weeks, of
- * the months whose figures it recomputes and of its days, as runs of consecutive days. The
+ * the months whose figures it recomputes and of its days, as runs of consecutive days; last, the
+ * user's account and schedule (`accountAndScheduleQuery`). The
  * days are read by the scope, not by the week and month rows found: a week or month without a
  * row adds days nobody reads. Each part is the user's range of a `(company_id, user_id, …)`
  * index, its bounds hidden from PostgreSQL's planner, so the statement is named (by its text).

@@ -183,9 +183,9 @@ export const ACCOUNT_AND_SCHEDULE_COLUMNS = [
 /**
  * Where the user's account starts and the user's schedule (the company's versions, the user's own,
  * in the company's timezone), as one read, unsent: every recomputation needs all of them (reading
- * them apart was three statements). SQLite reads it as a part of the statement of sheet rows
- * (`readSheetRows` in src/timesheets/recompute.ts: a statement less per recomputation; SQLite since
- * the eighth session of 2026-12-06, PostgreSQL since the twelfth). The user's row
+ * them apart was three statements). Both databases read it as the last part of the statement of
+ * sheet rows (`readSheetRows` in src/timesheets/recompute.ts: a statement less per recomputation;
+ * SQLite since the eighth session of 2026-12-06, PostgreSQL since the twelfth). The user's row
  * (one) is left-joined with both kinds of versions, so it comes back even with no version. Keys
  * and equalities only, so its plan cannot depend on the values; it names its columns, so a column
  * added to one of its tables does not change its result. The rows come in no particular order
