@@ -492,10 +492,22 @@ const PgClient: new (config: Knex.Config) => {
   config: Knex.Config
   _query(connection: PgConnection, obj: unknown): Promise<unknown>
   runner(builder: unknown): unknown
+  positionBindings(sql: string): string
   destroy(callback?: (err?: unknown) => void): Promise<void>
   on(event: string, listener: (...args: unknown[]) => void): unknown
   emit(event: string, ...args: unknown[]): boolean
 } = require('knex/lib/dialects/postgres')
+
+/** How many statement texts keep their numbered form (`positionBindings`); past it, the rest are numbered each time. */
+const POSITIONED_TEXTS = 2_000
+
+/**
+ * knex numbers a statement's placeholders (`?` → `$1`, `$2`, …) with a regular expression over
+ * the whole text every time the statement runs. The texts are few (the query builder's shapes and
+ * the templates of src/db/statement-shapes.ts, whose text is one string object per shape), so each
+ * is numbered once. The numbering depends on the text alone.
+ */
+const positioned = new Map<string, string>()
 
 /**
  * A client class with `guarded` around every query, its transactions' included: knex builds a
@@ -515,6 +527,15 @@ function guardedPgClient(guarded: (query: PgQuery) => PgQuery) {
 
     _query(connection: PgConnection, obj: unknown) {
       return query.call(this, connection, obj)
+    }
+
+    positionBindings(sql: string) {
+      let numbered = positioned.get(sql)
+      if (numbered === undefined) {
+        numbered = super.positionBindings(sql)
+        if (positioned.size < POSITIONED_TEXTS) positioned.set(sql, numbered)
+      }
+      return numbered
     }
 
     /**
