@@ -12,6 +12,7 @@ import { readFeed } from '../../events/feed'
 import { eventRetention } from '../../events/retention'
 import { COMPANY_RECOMPUTED } from '../../timesheets/events'
 import { changesOperations } from './changes.openapi'
+import { TYPE_PATTERN as SUBSCRIPTION_TYPE_PATTERN, typeMatches } from '../../webhooks/event-types'
 import {
   canManageWebhooks,
   COLLECTION as WEBHOOKS_COLLECTION
@@ -29,7 +30,15 @@ const ACTIONS = ['created', 'patched', 'removed']
 /** `company.recomputed` tells of time-sheet rows: a key that reads one of these sees it. */
 const SHEET_COLLECTIONS = ['time-sheet-days', 'time-sheet-weeks', 'time-sheet-months']
 const PARAMETERS = ['after', 'size', 'types']
-const TYPE_PATTERN = /^(\*|[a-z*][a-z0-9*-]*\.[a-z*]+)$/
+/**
+ * The shape of a `types` pattern: the subscriptions' (CONTRACT §13.6, "the same `*` wildcards"), a
+ * `*` for a whole part or for everything. Matched part by part (`typeMatches`), never as a regular
+ * expression: a pattern of adjacent wildcards, compiled to one, backtracked for minutes and held
+ * the event loop (found by a review).
+ */
+const TYPE_PATTERN = new RegExp(SUBSCRIPTION_TYPE_PATTERN)
+/** At most this many patterns in one `types`: each is compared with every event type. */
+export const MAX_TYPE_PATTERNS = 100
 
 /** Every event type the log can hold: each mounted collection's record events, and the company's. */
 export function eventTypes(app: Application): string[] {
@@ -39,9 +48,6 @@ export function eventTypes(app: Application): string[] {
     COMPANY_RECOMPUTED
   ]
 }
-
-/** `time-entries.*` as a test of a type. */
-const typeMatcher = (pattern: string) => new RegExp(`^${pattern.replace(/\./g, '\\.').replace(/\*/g, '[a-z0-9.-]*')}$`)
 
 interface ParsedQuery {
   after?: number
@@ -79,8 +85,9 @@ function parseQuery(raw: Params['query']): ParsedQuery {
     )
     const trimmed = list.map((type) => type.trim())
     const bad = trimmed.find((type) => !TYPE_PATTERN.test(type))
-    if (trimmed.length === 0 || bad !== undefined)
-      errors.types = `must be a comma-separated list of event types such as time-entries.created or time-entries.* (not "${bad ?? ''}")`
+    if (trimmed.length > MAX_TYPE_PATTERNS) errors.types = `must name at most ${MAX_TYPE_PATTERNS} types`
+    else if (trimmed.length === 0 || bad !== undefined)
+      errors.types = `must be a comma-separated list of event types such as time-entries.created, time-entries.* or *.removed (not "${(bad ?? '').slice(0, 100)}")`
     else patterns = trimmed
   }
   if (Object.keys(errors).length > 0) throw badRequest('Invalid query', errors)
@@ -95,7 +102,7 @@ function parseQuery(raw: Params['query']): ParsedQuery {
 function typesOf(patterns: string[], known: string[]): string[] {
   const chosen = new Set<string>()
   for (const pattern of patterns) {
-    const matches = known.filter((type) => typeMatcher(pattern).test(type))
+    const matches = known.filter((type) => typeMatches([pattern], type))
     if (matches.length === 0)
       throw badRequest('Invalid query', {
         types: `"${pattern}" matches no event type (types are <collection>.<created|patched|removed> and ${COMPANY_RECOMPUTED})`
