@@ -21,6 +21,9 @@ function toFeathersError(raw: unknown): FeathersError {
   const status = Number(error?.status ?? error?.statusCode ?? 500)
   if (status === 413) return new PayloadTooLarge('Request body is larger than allowed (JSON: 1 MiB)')
   if (status === 415) return new UnsupportedMediaType(error?.message)
+  // The static files' server refuses a path that resolves outside public/ (`/docs/..%2f..%2fpackage.json`)
+  // with 403 "malicious path": no file has that path. It used to fall through to a 500.
+  if (status === 403 || status === 404) return new NotFound('Not found')
   // zlib refusing a body whose bytes are not what its Content-Encoding says (gzip/deflate:
   // Z_DATA_ERROR, ...; brotli: ERR__ERROR_FORMAT_..., "Decompression failed").
   if (/^(Z_|ERR__ERROR_)/.test(String(error?.code ?? '')))

@@ -47,6 +47,18 @@ forEachDatabase('HTTP conventions', (suite) => {
       assert.equal(res.body.name, 'NotFound')
       assert.equal((await suite.server().http.get('/nope')).body.name, 'NotFound')
     })
+
+    it('404 for a path that leaves public/, 400 for one that is not valid percent-encoding: never a 500', async () => {
+      const { http } = suite.server()
+      // `%2f` is no separator to the URL parser, so the path reaches the static files as sent.
+      for (const path of ['/docs/..%2f..%2fpackage.json', '/settings/..%2f..%2fpackage.json', '/..%2fpackage.json']) {
+        const res = await http.get(path)
+        assert.equal(res.status, 404, `${path}: ${res.text}`)
+        assert.equal(res.body.name, 'NotFound', path)
+      }
+      const undecodable = await http.get('/docs/%E0%A4%A')
+      assert.equal(undecodable.status, 400, undecodable.text)
+    })
   })
 
   describe('bodies', () => {
