@@ -54,16 +54,34 @@ function hasProtoKey(value: unknown, depth = 0): boolean {
   return Object.values(value).some((inner) => hasProtoKey(inner, depth + 1))
 }
 
+/** How deep a socket call's arguments may nest: a body or query of the API nests a few levels. */
+export const MAX_SOCKET_DEPTH = 32
+
+/** Whether `value` nests deeper than `limit` levels of objects and arrays (looks no deeper than that). */
+function nestsDeeper(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false
+  if (limit === 0) return true
+  return Object.values(value).some((inner) => nestsDeeper(inner, limit - 1))
+}
+
 /**
  * socket.io parses packets with JSON.parse, which makes `"__proto__"` an own key; Feathers then
  * copies bodies and params with Object.assign, which turns that key into the copy's prototype
  * (the key vanishes, its contents become inherited values). A socket call with such a key is
- * refused with the 400 a REST body gets.
+ * refused with the 400 a REST body gets. So is one nested deeper than `MAX_SOCKET_DEPTH`: the
+ * query checks walk what they are given, and 20 000 nested lists overflowed their stack (a 500
+ * and an error in the log for each packet; REST's query parser stops at a few levels).
  */
 export const refusePrototypeKeysInSocketCalls = (packet: SocketPacket, next: (error?: Error) => void) => {
   const ack = ackOf(packet)
-  if (typeof packet[0] !== 'string' || !packet.slice(1).some((arg) => hasProtoKey(arg))) return next()
-  const error = badRequest('Invalid body', { '': 'must not contain a "__proto__" key' })
+  if (typeof packet[0] !== 'string') return next()
+  const args = packet.slice(1)
+  const error = args.some((arg) => nestsDeeper(arg, MAX_SOCKET_DEPTH))
+    ? badRequest('Invalid call', { '': `must not nest deeper than ${MAX_SOCKET_DEPTH} levels` })
+    : args.some((arg) => hasProtoKey(arg))
+      ? badRequest('Invalid body', { '': 'must not contain a "__proto__" key' })
+      : undefined
+  if (!error) return next()
   // Without an acknowledgement there is nobody to answer: the call is dropped, not run.
   if (ack) ack(error.toJSON())
 }

@@ -157,6 +157,33 @@ forEachDatabase('transport limits', (suite) => {
       })
       assert.equal(rest.status, 400)
     })
+    it('a socket call nested deeper than 32 levels is refused with 400 before any check walks it; 32 levels pass to the checks', async () => {
+      const nested = (levels: number) => {
+        let value: unknown = 1
+        for (let i = 0; i < levels; i++) value = [value]
+        return value
+      }
+      const NESTING = 'must not nest deeper than 32 levels'
+      // The query object is a level of its own: 1 + 32 lists, then 1 + 31.
+      for (const [path, query] of [
+        ['v1/customers', { id: nested(32) }],
+        ['v1/customers', { companyName: { $in: nested(2000) } }],
+        ['v1/changes', { types: nested(2000) }]
+      ] as const) {
+        const refused = await call(socket, 'find', path, query)
+        assert.equal(refused.error?.code, 400, JSON.stringify(refused.error))
+        assert.equal(refused.error.data.validationErrors[''], NESTING)
+      }
+      const body = await call(socket, 'create', 'v1/customers', { companyName: 'Deep GmbH', address: nested(40) }, {})
+      assert.equal(body.error?.code, 400, JSON.stringify(body.error))
+      assert.equal(body.error.data.validationErrors[''], NESTING)
+      const shallow = await call(socket, 'find', 'v1/customers', { id: nested(31) })
+      assert.equal(shallow.error?.code, 400, JSON.stringify(shallow.error))
+      assert.notEqual(shallow.error.data?.validationErrors?.[''], NESTING)
+      // The socket still works.
+      const found = await call(socket, 'find', 'v1/customers', {})
+      assert.equal(found.error, null)
+    })
   })
 
   describe('DELETE /authentication', () => {
