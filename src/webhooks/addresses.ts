@@ -41,10 +41,23 @@ export function isPublicAddress(address: string): boolean {
 /** `[::1]` → `::1`: the host of a URL as an address or a name. */
 const bareHost = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1')
 
+/**
+ * A host refused for an address that is not public. The message names the host as the caller
+ * wrote it, never an address a name resolved to: the 400 and a delivery's `lastError` would
+ * otherwise tell any key with the webhook scope which internal names exist and what they resolve
+ * to (found by a review). `address` is for the server's own log.
+ */
 export class RefusedAddress extends Error {
   readonly code = 'EWEBHOOKADDRESS'
-  constructor(readonly address: string) {
-    super(`refused: ${address} is a private, loopback or link-local address`)
+  constructor(
+    readonly address: string,
+    readonly host: string
+  ) {
+    super(
+      net.isIP(host)
+        ? `refused: ${host} is a private, loopback or link-local address`
+        : `refused: ${host} resolves to a private, loopback or link-local address`
+    )
   }
 }
 
@@ -57,7 +70,7 @@ export async function publicAddressesOf(host: string, resolve: Resolver): Promis
   const addresses = net.isIP(bare) ? [bare] : await resolve(bare)
   if (addresses.length === 0) throw Object.assign(new Error(`${bare} has no address`), { code: 'ENOTFOUND' })
   const refused = addresses.find((address) => !isPublicAddress(address))
-  if (refused !== undefined) throw new RefusedAddress(refused)
+  if (refused !== undefined) throw new RefusedAddress(refused, bare)
   return addresses
 }
 
@@ -83,7 +96,9 @@ export async function urlProblem(raw: string, rules: UrlRules): Promise<string |
     return undefined
   } catch (error) {
     if (error instanceof RefusedAddress)
-      return `must not point to a private, loopback or link-local address (${url.hostname} is ${error.address})`
+      return net.isIP(error.host)
+        ? 'must not point to a private, loopback or link-local address'
+        : `must not point to a private, loopback or link-local address (${error.host} resolves to one)`
     return `must name a host that resolves (${bareHost(url.hostname)}: ${(error as NodeJS.ErrnoException).code ?? 'no address'})`
   }
 }

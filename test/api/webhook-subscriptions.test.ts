@@ -187,6 +187,8 @@ forEachDatabase('webhook subscriptions', (suite) => {
         const res = await create(company.api, { url })
         assert.equal(res.status, 400, res.text)
         assert.match(res.body.data.validationErrors.url, /private, loopback or link-local/)
+        // What a name resolves to stays on the server.
+        assert.doesNotMatch(res.body.data.validationErrors.url, /10\.0\.0\.7|169\.254|127\.0\.0\.1|::ffff/)
       })
     }
 

@@ -319,7 +319,11 @@ forEachDatabase('webhook delivery', (suite) => {
       const [first, second] = list.items
       assert.ok(first.attempts >= 2, `attempts ${first.attempts}`)
       assert.equal(first.lastStatus, null)
-      assert.match(first.lastError, /refused: 127\.0\.0\.1 is a private, loopback or link-local address/)
+      // The name, not what it resolved to: an address would map the network behind the server.
+      assert.equal(
+        first.lastError,
+        'refused: rebind.example.test resolves to a private, loopback or link-local address'
+      )
       assert.deepEqual(
         [first.nextAttemptAt, first.deliveredAt, second.attempts, second.nextAttemptAt, second.lastError],
         [null, null, 0, null, 'not sent: the subscription was deactivated']
