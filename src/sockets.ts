@@ -49,14 +49,28 @@ export class SocketRegistry {
    * Registers each new socket. A socket that has not authenticated within
    * `security.socketAuthTimeoutMs` is disconnected: unauthenticated sockets receive nothing, and
    * would otherwise hold memory and a file descriptor for as long as a client cares to keep them open.
+   * A logout starts the same clock again: the socket is unauthenticated from then on (it stayed
+   * connected for good before, found by a review).
    */
   track(io: Server) {
     const authDeadlines = new WeakMap<RealTimeConnection, NodeJS.Timeout>()
     const authTimeoutMs = this.app.get('security').socketAuthTimeoutMs
     const logger = this.app.get('logger')
     this.io = io
+    const armDeadline = (connection: RealTimeConnection, socket: Socket) => {
+      clearTimeout(authDeadlines.get(connection))
+      const deadline = setTimeout(() => {
+        if (!(connection as { authentication?: unknown }).authentication) socket.disconnect(true)
+      }, authTimeoutMs)
+      deadline.unref()
+      authDeadlines.set(connection, deadline)
+    }
     this.app.on('login', (_result: unknown, { connection }: { connection?: RealTimeConnection } = {}) => {
       if (connection) clearTimeout(authDeadlines.get(connection))
+    })
+    this.app.on('logout', (_result: unknown, { connection }: { connection?: RealTimeConnection } = {}) => {
+      const socket = connection && this.byConnection.get(connection)
+      if (socket) armDeadline(connection, socket)
     })
     io.on('connection', (socket: Socket) => {
       const connection = (socket as Socket & { feathers: RealTimeConnection }).feathers
@@ -64,11 +78,7 @@ export class SocketRegistry {
       const running = new Set<object>()
       this.running.set(socket, running)
       logger.debug({ socketId: socket.id }, 'socket connected')
-      const deadline = setTimeout(() => {
-        if (!(connection as { authentication?: unknown }).authentication) socket.disconnect(true)
-      }, authTimeoutMs)
-      deadline.unref()
-      authDeadlines.set(connection, deadline)
+      armDeadline(connection, socket)
       socket.use(socketMethodGuard(this.app))
       socket.use(refusePrototypeKeysInSocketCalls)
       socket.use((packet, next) => {
@@ -76,7 +86,7 @@ export class SocketRegistry {
         next()
       })
       socket.once('disconnect', () => {
-        clearTimeout(deadline)
+        clearTimeout(authDeadlines.get(connection))
         this.byConnection.delete(connection)
         this.inFlight -= running.size
         this.running.delete(socket)

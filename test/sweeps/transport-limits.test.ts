@@ -287,6 +287,26 @@ forEachDatabase('transport limits', (suite) => {
       }
     })
 
+    it('a socket that logs out is unauthenticated again: its calls get 401 and the same deadline disconnects it', async function () {
+      const { client, socket, close } = socketClient(url)
+      try {
+        await client.authenticate({ strategy: 'apiKey', apiKey: company.apiKey })
+        // Past the first deadline, authenticated: still connected.
+        await new Promise((resolve) => setTimeout(resolve, AUTH_TIMEOUT_MS * 2))
+        assert.equal(socket.connected, true)
+        const disconnected = new Promise<string>((resolve) => socket.once('disconnect', (reason) => resolve(reason)))
+        await client.logout()
+        await assert.rejects(client.service('v1/customers').find({}), (error: any) => error.code === 401)
+        const reason = await Promise.race([
+          disconnected,
+          new Promise<string>((resolve) => setTimeout(() => resolve('still connected after 30 s'), 30000))
+        ])
+        assert.equal(reason, 'io server disconnect')
+      } finally {
+        close()
+      }
+    })
+
     it('connections that never join the socket.io namespace are closed by the same deadline', async function () {
       // A bare engine.io connection: the transport handshake, then nothing (no socket.io CONNECT packet).
       const raw = Array.from(
