@@ -291,6 +291,23 @@ forEachDatabase('assignment-events', (suite) => {
     )
   })
 
+  it('answers one-line addresses of the longest line it takes within its declared schema (a part as long as the line)', async () => {
+    const event = await newEvent(a, { assignmentId: assignmentA })
+    // The HTTP helper checks every answer against the served description: these failed it (street
+    // 255, link 2048 declared). A 1 001-character line is refused.
+    const street = 'Straße'.repeat(166) + 'Stra'
+    const emoji = '🏠'.repeat(1000)
+    for (const line of [street, emoji]) {
+      const res = await a.api.patch(`/v1/assignment-events/${event.id}`, { addressReturnTo: line })
+      assert.equal(res.status, 200, res.text)
+      assert.equal(res.body.addressReturnTo.street, line)
+    }
+    assert.ok((await a.api.get(`/v1/assignment-events/${event.id}`)).body.addressReturnTo.link.length > 12000)
+    const tooLong = await a.api.patch(`/v1/assignment-events/${event.id}`, { addressReturnTo: `${street}x` })
+    assert.equal(tooLong.status, 400)
+    assert.ok(tooLong.body.data.validationErrors.addressReturnTo)
+  })
+
   it('assigns users and gangs of the company (ascending ids; deactivated or foreign ones refused)', async () => {
     const [u1, u2] = [await newUser(a), await newUser(a)]
     const gang = await newGang(a, [u1])

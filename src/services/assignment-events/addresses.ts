@@ -7,12 +7,33 @@ import { Address, AddressValue, Nullable, Str } from '../../resources/types'
  * the service already knows, or a one-line postal address parsed best-effort. Responses carry the
  * resolved Address with an OpenStreetMap search link; the resolution is a snapshot taken on write.
  */
+/**
+ * A part parsed from a line can be as long as the line (`AddressLine`), not only the 255 characters
+ * of a stored Address's part; the link percent-encodes up to five parts (`openStreetMapLink`), at
+ * most 12 characters for each character of them. The response schema says so: it declared 255 and
+ * 2048 while the service answered longer parsed parts and links (found by validating responses).
+ */
+const EVENT_ADDRESS_PART = 1000
+const LINK_MAX_LENGTH = 16384
+
 export const EventAddress = Type.Object(
-  { ...Address.properties, link: Nullable(Str(2048)) },
+  {
+    supplement: Nullable(Str(EVENT_ADDRESS_PART)),
+    street: Nullable(Str(EVENT_ADDRESS_PART)),
+    clarification: Nullable(Str(EVENT_ADDRESS_PART)),
+    zip: Nullable(Str(EVENT_ADDRESS_PART)),
+    city: Nullable(Str(EVENT_ADDRESS_PART)),
+    state: Nullable(Str(EVENT_ADDRESS_PART)),
+    country: Nullable(Str(EVENT_ADDRESS_PART)),
+    externalId: Nullable(Str(EVENT_ADDRESS_PART)),
+    latitude: Address.properties.latitude,
+    longitude: Address.properties.longitude,
+    link: Nullable(Str(LINK_MAX_LENGTH))
+  },
   { additionalProperties: false, title: 'EventAddress' }
 )
 
-export const AddressLine = Str(1000, {
+export const AddressLine = Str(EVENT_ADDRESS_PART, {
   description:
     '`assignment`, `customer`, `company`, or a one-line postal address such as "Hauptstraße 1, 10115 Berlin, Deutschland"'
 })
