@@ -212,9 +212,9 @@ const listSchema = (entity: string, item: Json): Json => ({
 
 const OPERATOR_DESCRIPTIONS: Record<string, string> = {
   $eq: 'equals (`null` matches records without a value)',
-  $ne: 'differs from (`null`: has a value)',
+  $ne: 'differs from (records without a value differ from every value; `null`: has a value)',
   $in: 'is one of (repeat the parameter)',
-  $nin: 'is none of (repeat the parameter)',
+  $nin: 'is none of (repeat the parameter; records without a value match)',
   $lt: 'is less than',
   $lte: 'is less than or equal to',
   $gt: 'is greater than',

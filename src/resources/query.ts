@@ -185,6 +185,27 @@ function looseValueErrors(resource: Resource, query: Row): Record<string, string
 }
 
 /**
+ * `field[$ne]=v` and `field[$nin]=…` on a field that may be null match the records without a value
+ * too: null differs from every value (docs/decisions.md, "Exclusions match records without a
+ * value"). SQL's `<>` and `NOT IN` leave them out, so each becomes `(… or field is null)`;
+ * `$ne=null` stays "has a value".
+ */
+function includeNullsInExclusions(where: Row, name: string) {
+  const { $ne, $nin, ...rest } = where[name] as Row
+  const exclusions: Row[] = []
+  if ($ne !== undefined && $ne !== null) exclusions.push({ $ne })
+  else if ($ne === null) rest.$ne = null
+  if ($nin !== undefined) exclusions.push({ $nin })
+  if (exclusions.length === 0) return
+  where.$and = [
+    ...(where.$and ?? []),
+    ...exclusions.map((exclusion) => ({ $or: [{ [name]: exclusion }, { [name]: null }] }))
+  ]
+  if (Object.keys(rest).length > 0) where[name] = rest
+  else delete where[name]
+}
+
+/**
  * Validates and normalises a raw (qs-parsed) query into page, size, sort and a where object in
  * Feathers adapter syntax. Throws 400 naming each offending parameter.
  */
@@ -242,6 +263,7 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
       where[name] = rest
       where.$and = [...(where.$and ?? []), { [name]: $eq }]
     }
+    if (resource.fields[name].nullable && isPlainObject(where[name])) includeNullsInExclusions(where, name)
   }
   const extra: [string, unknown[]][] = []
   for (const name of Object.keys(resource.extraFilters ?? {})) {

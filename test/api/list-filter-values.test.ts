@@ -114,4 +114,35 @@ forEachDatabase('list filter values', (suite) => {
     const res = await a.api.get('/v1/assignments', { customerId: 'null' })
     assert.equal(res.status, 200, res.text)
   })
+
+  it('$ne and $nin match the records without a value too (null differs from every value); $ne=null is "has a value"', async () => {
+    const tag = `EXCL-${process.pid}-${Date.now()}`
+    const ids: Record<string, number> = {}
+    for (const [name, number] of [
+      ['first', `${tag}-1`],
+      ['second', `${tag}-2`],
+      ['without', null]
+    ] as const) {
+      const created = await a.api.post('/v1/customers', { companyName: `${tag} ${name}`, number })
+      assert.equal(created.status, 201, created.text)
+      ids[name] = created.body.id
+    }
+    const found = async (query: Record<string, string | string[]>) => {
+      const res = await a.api.get('/v1/customers', { 'companyName[$like]': `${tag}%`, ...query })
+      assert.equal(res.status, 200, res.text)
+      assert.equal(res.body.total, res.body.items.length)
+      return res.body.items.map((item: { id: number }) => item.id)
+    }
+    assert.deepEqual(await found({ 'number[$ne]': `${tag}-1` }), [ids.second, ids.without])
+    assert.deepEqual(await found({ 'number[$nin]': [`${tag}-1`, `${tag}-2`] }), [ids.without])
+    assert.deepEqual(await found({ 'number[$nin]': 'nothing' }), [ids.first, ids.second, ids.without])
+    assert.deepEqual(await found({ 'number[$ne]': 'null' }), [ids.first, ids.second])
+    assert.deepEqual(await found({ number: 'null' }), [ids.without])
+    // With other operators of the same field, each still applies.
+    assert.deepEqual(await found({ 'number[$ne]': `${tag}-1`, 'number[$nin]': `${tag}-2` }), [ids.without])
+    assert.deepEqual(await found({ 'number[$ne]': `${tag}-1`, 'number[$in]': [`${tag}-1`, `${tag}-2`] }), [ids.second])
+    assert.deepEqual(await found({ 'number[$ne]': `${tag}-1`, 'number[$like]': `${tag}%` }), [ids.second])
+    // On another field, where every record has a value.
+    assert.deepEqual(await found({ 'companyName[$ne]': `${tag} first` }), [ids.second, ids.without])
+  })
 })
