@@ -13,7 +13,7 @@ import { KeyCache } from './auth/key-cache'
 import { resolveAppSecret } from './auth/secret'
 import { authentication } from './auth/authentication'
 import { createLogger } from './logger'
-import { acceptContentEncoding, errorHandler, requireJsonBody } from './middleware/errors'
+import { acceptContentEncoding, decodeJsonAsUtf8, errorHandler, requireJsonBody } from './middleware/errors'
 import { guardPrototypePathSegments, refusePrototypeQueryKeys } from './middleware/prototype-keys'
 import { allowOfferedMethods, requireCredentialsToEndSession } from './middleware/methods'
 import { proxyTrust } from './middleware/trust-proxy'
@@ -132,11 +132,15 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
   app.use(requireJsonBody)
   app.use(acceptContentEncoding)
   // Every JSON media type the body check accepts (`application/json`, `application/merge-patch+json`, ...) is parsed as JSON.
+  // JSON is read as latin1 and kept as text (`includeUnparsed`), so that `decodeJsonAsUtf8` can refuse
+  // a body that is not UTF-8 instead of storing U+FFFD for its bytes.
   app.use(
     bodyParser({
       jsonLimit: '1mb',
       jsonStrict: true,
       jsonTypes: ['application/json', '+json'],
+      encoding: 'latin1',
+      includeUnparsed: true,
       multipart: false,
       urlencoded: false,
       text: false,
@@ -145,6 +149,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
       }
     })
   )
+  app.use(decodeJsonAsUtf8)
   // Idempotency-Key: notes it before the REST transport, hooks every /v1 write mounted from here on.
   app.configure(idempotency)
   app.configure(rest())

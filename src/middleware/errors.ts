@@ -84,6 +84,39 @@ export const requireJsonBody = async (ctx: Context, next: Next) => {
   await next()
 }
 
+/** Decodes UTF-8 and throws on any byte sequence that is not UTF-8 (instead of writing U+FFFD). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * The body parser reads JSON bodies as latin1 (src/app.ts, `encoding: 'latin1'`: one character per
+ * byte, so the bytes survive) and keeps that text as `rawBody`. Here the bytes are decoded as UTF-8,
+ * strictly: a body that is not UTF-8 (RFC 8259: JSON is exchanged in UTF-8, whatever charset the
+ * Content-Type names) is a 400. Before, invalid bytes became U+FFFD and were stored so, without a
+ * word (a Latin-1 "Müller" became "M\uFFFDller"). A body of ASCII only is already parsed right;
+ * any other is parsed again from its UTF-8 text (the first parse has refused `__proto__` keys and
+ * bodies that are not an object or array, which the decoding cannot change: those are ASCII).
+ */
+export const decodeJsonAsUtf8 = async (ctx: Context, next: Next) => {
+  const request = ctx.request as Context['request'] & { rawBody?: unknown; body?: unknown }
+  const raw = request.rawBody
+  if (typeof raw === 'string') {
+    delete request.rawBody
+    // eslint-disable-next-line no-control-regex
+    if (/[^\x00-\x7f]/.test(raw)) {
+      let text: string
+      try {
+        text = STRICT_UTF8.decode(Buffer.from(raw, 'latin1'))
+      } catch {
+        throw new BadRequest(
+          'The body is not valid UTF-8 (JSON is sent in UTF-8, whatever charset the Content-Type names)'
+        )
+      }
+      request.body = JSON.parse(text)
+    }
+  }
+  await next()
+}
+
 /** What the JSON body parser (co-body, through `inflation`) decodes; node's zlib has brotli. */
 const JSON_ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br'])
 

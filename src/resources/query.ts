@@ -1,6 +1,6 @@
 import { Type, TSchema, TObject } from '@feathersjs/typebox'
 import type { Resource, Row } from './define-resource'
-import { badRequest, collectErrors, compile, nulCharacterErrors, queryAjv } from './validation'
+import { badRequest, collectErrors, compile, unstorableTextErrors, queryAjv } from './validation'
 import { INT32_MAX, Nullable } from './types'
 import { likeTokens } from '../db/like-pattern'
 
@@ -226,7 +226,7 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
   const loose = looseValueErrors(resource, query)
   const validate = compile(queryAjv, schema)
   const valid = validate(query)
-  const nul = { ...nulCharacterErrors(query), ...(valid ? likePatternErrors(resource, query) : {}), ...loose }
+  const nul = { ...unstorableTextErrors(query), ...(valid ? likePatternErrors(resource, query) : {}), ...loose }
   if (!valid || Object.keys(nul).length > 0) {
     const errors = collectErrors(valid ? [] : validate.errors, (path) => {
       const parts = path.split('.')

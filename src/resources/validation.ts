@@ -175,17 +175,24 @@ export function compile(ajv: Ajv, schema: TSchema): ValidateFunction {
 
 const isObject = (value: unknown): value is Row => value !== null && typeof value === 'object' && !Array.isArray(value)
 
+/** A UTF-16 surrogate without its pair: JSON's `\ud800` escapes allow it, UTF-8 cannot encode it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
 /**
- * The paths of strings that contain U+0000. PostgreSQL cannot store it in text or jsonb, so it is
- * refused on every database alike. Call it on values of a validated shape (bounded depth).
+ * The paths of strings that no database stores as sent: U+0000 (PostgreSQL cannot store it in
+ * text or jsonb) and unpaired surrogates (both databases wrote U+FFFD in their place, so the record
+ * changed without a word). Refused on every database alike. Call it on values of a validated shape
+ * (bounded depth).
  */
-export function nulCharacterErrors(value: unknown): ValidationErrors {
+export function unstorableTextErrors(value: unknown): ValidationErrors {
   const errors: ValidationErrors = {}
   const pending: [unknown, string[]][] = [[value, []]]
   while (pending.length > 0) {
     const [current, path] = pending.pop()!
     if (typeof current === 'string' && current.includes('\u0000'))
       errors[path.join('.')] = 'must not contain the NUL character (U+0000)'
+    else if (typeof current === 'string' && LONE_SURROGATE.test(current))
+      errors[path.join('.')] = 'must be valid Unicode text (it has an unpaired surrogate, such as \\ud800 alone)'
     else if (current !== null && typeof current === 'object')
       for (const [key, child] of Object.entries(current)) pending.push([child, [...path, key]])
   }
@@ -246,7 +253,7 @@ export function checkBody(resource: Resource, method: 'create' | 'patch', body: 
   const failed = offending(errors)
   const passed: Row = Object.fromEntries(Object.entries(body).filter(([key]) => !failed.has(key)))
   // Only fields of the declared shape are walked: their depth is then bounded by the schema.
-  const nul = nulCharacterErrors(passed)
+  const nul = unstorableTextErrors(passed)
   Object.assign(errors, nul)
   const nulFields = offending(nul)
   const data: Row = Object.fromEntries(Object.entries(passed).filter(([key]) => !nulFields.has(key)))

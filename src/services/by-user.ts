@@ -5,7 +5,7 @@ import type { Resource, ValidationErrors } from '../resources/define-resource'
 import type { ResourceService } from '../resources/service'
 import type { OpenApiTools, PathItems } from '../resources/openapi'
 import { DateString, Id } from '../resources/types'
-import { badRequest, collectErrors, compile, nulCharacterErrors, queryAjv } from '../resources/validation'
+import { badRequest, collectErrors, compile, unstorableTextErrors, queryAjv } from '../resources/validation'
 import { API_PREFIX, ResourceRoute } from '../resources/register'
 import type { Day } from '../timesheets/calendar'
 import { EARLIEST_DAY, horizonOf } from '../timesheets/periods'
@@ -74,7 +74,7 @@ function parseQuery(spec: ByUserSpec, schema: TObject, raw: unknown): { userId: 
   if (Object.keys(loose).length > 0) throw badRequest('Invalid query', loose)
   const validate = compile(queryAjv, schema)
   const valid = validate(query)
-  const nul = nulCharacterErrors(query)
+  const nul = unstorableTextErrors(query)
   if (!valid || Object.keys(nul).length > 0) {
     const errors = collectErrors(
       valid ? [] : validate.errors,

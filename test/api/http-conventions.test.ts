@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { gzipSync } from 'node:zlib'
 import { forEachDatabase, TestCompany } from '../support/harness'
 
 /** CONTRACT §3: the conventions every resource shares, exercised through one of them. */
@@ -62,6 +63,41 @@ forEachDatabase('HTTP conventions', (suite) => {
   })
 
   describe('bodies', () => {
+    it('takes JSON in UTF-8 only: bytes that are not UTF-8 and unpaired surrogates are a 400, nothing stored as U+FFFD', async () => {
+      const tag = `UTF8-${process.pid}-${Date.now()}`
+      const total = async () => (await a.api.get('/v1/customers', { 'companyName[$like]': `${tag}%` })).body.total
+      const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+        a.api.post('/v1/customers', undefined, {
+          raw: body,
+          headers: { 'content-type': 'application/json', ...headers }
+        })
+      // Latin-1 "Müller": the byte 0xFC is no UTF-8, whatever charset the header names.
+      const latin1 = Buffer.from(`{"companyName":"${tag} M\xfcller"}`, 'latin1')
+      for (const type of ['application/json', 'application/json; charset=iso-8859-1']) {
+        const res = await post(latin1, { 'content-type': type })
+        assert.equal(res.status, 400, `${type}: ${res.text}`)
+        assert.match(res.body.message, /not valid UTF-8/)
+      }
+      // A JSON escape of half a surrogate pair: valid JSON, no text any database stores as sent.
+      const lone = await post(`{"companyName":"${tag} ls-\\ud800-x"}`)
+      assert.equal(lone.status, 400, lone.text)
+      assert.match(lone.body.data.validationErrors.companyName, /unpaired surrogate/)
+      assert.equal(await total(), 0)
+      // UTF-8 of every length, escaped pairs and gzip-compressed bodies are read as sent.
+      const names = [`${tag} Müller`, `${tag} Ünal 🏗️ Ελλάδα`, `${tag} \ud83c\udfd7`]
+      for (const name of names) {
+        const res = await post(`{"companyName":"${name}"}`)
+        assert.equal(res.status, 201, res.text)
+        assert.equal(res.body.companyName, JSON.parse(`"${name}"`))
+      }
+      const gzipped = await post(gzipSync(Buffer.from(JSON.stringify({ companyName: `${tag} Größe` }), 'utf8')), {
+        'content-encoding': 'gzip'
+      })
+      assert.equal(gzipped.status, 201, gzipped.text)
+      assert.equal(gzipped.body.companyName, `${tag} Größe`)
+      assert.equal(await total(), names.length + 1)
+    })
+
     it('400 for malformed JSON, never a 500', async () => {
       const res = await a.api.post('/v1/customers', undefined, {
         raw: '{"companyName": ',
