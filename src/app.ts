@@ -13,7 +13,13 @@ import { KeyCache } from './auth/key-cache'
 import { resolveAppSecret } from './auth/secret'
 import { authentication } from './auth/authentication'
 import { createLogger } from './logger'
-import { acceptContentEncoding, decodeJsonAsUtf8, errorHandler, requireJsonBody } from './middleware/errors'
+import {
+  acceptContentEncoding,
+  decodeJsonAsUtf8,
+  errorHandler,
+  refuseNestedMergePatch,
+  requireJsonBody
+} from './middleware/errors'
 import { guardPrototypePathSegments, refusePrototypeQueryKeys } from './middleware/prototype-keys'
 import { allowOfferedMethods, requireCredentialsToEndSession } from './middleware/methods'
 import { proxyTrust } from './middleware/trust-proxy'
@@ -150,6 +156,7 @@ export function createApp(overrides: ConfigOverrides = {}): Application {
     })
   )
   app.use(decodeJsonAsUtf8)
+  app.use(refuseNestedMergePatch)
   // Idempotency-Key: notes it before the REST transport, hooks every /v1 write mounted from here on.
   app.configure(idempotency)
   app.configure(rest())

@@ -117,6 +117,36 @@ export const decodeJsonAsUtf8 = async (ctx: Context, next: Next) => {
   await next()
 }
 
+const MERGE_PATCH_TYPE = /^application\/merge-patch\+json\b/i
+
+/**
+ * A PATCH replaces a nested object (an address, a week's targets) whole; RFC 7396, which
+ * `application/merge-patch+json` names, would merge it. A merge patch whose fields are plain values
+ * means the same either way and is taken; one with a nested object is a 400 naming each such field,
+ * instead of clearing the members the client left out (a review found `{"billingAddress":{"city":…}}`
+ * nulling the street and zip).
+ */
+export const refuseNestedMergePatch = async (ctx: Context, next: Next) => {
+  const body = (ctx.request as { body?: unknown }).body
+  if (ctx.method === 'PATCH' && MERGE_PATCH_TYPE.test(ctx.get('content-type')) && isPlainObject(body)) {
+    const nested = Object.keys(body).filter((key) => isPlainObject(body[key]))
+    if (nested.length > 0)
+      throw badRequest(
+        'Nested objects are replaced whole, not merged',
+        Object.fromEntries(
+          nested.map((key) => [
+            key,
+            'is an object, which application/merge-patch+json would merge; this API replaces it whole: send all of it as application/json'
+          ])
+        )
+      )
+  }
+  await next()
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+
 /** What the JSON body parser (co-body, through `inflation`) decodes; node's zlib has brotli. */
 const JSON_ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br'])
 

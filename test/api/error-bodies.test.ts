@@ -152,5 +152,33 @@ forEachDatabase('error bodies', (suite) => {
         assert.equal(patched.body.number, 'CT-1')
       }
     })
+
+    it('refuses a merge patch with a nested object (RFC 7396 would merge it, a PATCH replaces it) and changes nothing', async () => {
+      const billingAddress = { street: 'Hauptstraße 1', zip: '10115', city: 'Berlin' }
+      const created = await a.api.post('/v1/customers', { companyName: 'Merge GmbH', billingAddress })
+      assert.equal(created.status, 201, created.text)
+      const merge = await a.api.patch(`/v1/customers/${created.body.id}`, undefined, {
+        raw: JSON.stringify({ number: 'MP-1', billingAddress: { city: 'Hamburg' } }),
+        headers: { 'content-type': 'application/merge-patch+json' }
+      })
+      assert.equal(merge.status, 400, merge.text)
+      assert.deepEqual(Object.keys(merge.body.data.validationErrors), ['billingAddress'])
+      const after = (await a.api.get(`/v1/customers/${created.body.id}`)).body
+      assert.equal(after.number, null)
+      assert.deepEqual(
+        [after.billingAddress.street, after.billingAddress.zip, after.billingAddress.city],
+        ['Hauptstraße 1', '10115', 'Berlin']
+      )
+      // As application/json the object is replaced whole, as documented; a null clears it under either type.
+      const replaced = await a.api.patch(`/v1/customers/${created.body.id}`, { billingAddress: { city: 'Hamburg' } })
+      assert.equal(replaced.status, 200, replaced.text)
+      assert.equal(replaced.body.billingAddress.street, null)
+      const cleared = await a.api.patch(`/v1/customers/${created.body.id}`, undefined, {
+        raw: '{"billingAddress":null}',
+        headers: { 'content-type': 'application/merge-patch+json' }
+      })
+      assert.equal(cleared.status, 200, cleared.text)
+      assert.equal(cleared.body.billingAddress, null)
+    })
   })
 })
