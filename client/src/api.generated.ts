@@ -647,9 +647,9 @@ export interface AssignmentPatch {
   address?: AddressInput | null
   customerId?: number
   projectId?: number | null
-  typeId?: number | null
+  typeId?: number
   responsibleUserId?: number | null
-  statusId?: number | null
+  statusId?: number
   externalId?: string | null
 }
 
@@ -763,7 +763,7 @@ export interface AssignmentEventData {
 
 /** The body of `PATCH /v1/assignment-events/{id}`: fields left out keep their value. */
 export interface AssignmentEventPatch {
-  name?: string | null
+  name?: string
   /** An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`). */
   startsAt?: string | null
   /** An ISO 8601 date-time; answers are UTC (`2026-11-22T09:30:00.000Z`). */
@@ -783,7 +783,7 @@ export interface AssignmentEventPatch {
    */
   confirmedAt?: boolean | string | null
   note?: string | null
-  order?: number | null
+  order?: number
   isAllDay?: boolean | null
   isOutward?: boolean | null
   externalId?: string | null
@@ -865,8 +865,8 @@ export interface AssignmentEventGroupData {
 /** The body of `PATCH /v1/assignment-event-groups/{id}`: fields left out keep their value. */
 export interface AssignmentEventGroupPatch {
   note?: string | null
-  order?: number | null
-  typeId?: number | null
+  order?: number
+  typeId?: number
   externalId?: string | null
 }
 

@@ -11,6 +11,11 @@ export interface FieldSpec {
   schema: TSchema
   /** Schema of the value in write bodies when it differs from the response (e.g. address strings). */
   writeSchema?: TSchema
+  /**
+   * Schema of the value in PATCH bodies when it differs from `writeSchema`: a catalogue reference
+   * or an order that a create may send as null (the default) but a PATCH cannot clear.
+   */
+  patchSchema?: TSchema
   create: boolean
   patch: boolean
   output: boolean
@@ -22,7 +27,7 @@ export interface FieldSpec {
   stored: boolean
 }
 
-type FieldOptions = Partial<Pick<FieldSpec, 'writeSchema' | 'nullable' | 'json' | 'stored'>>
+type FieldOptions = Partial<Pick<FieldSpec, 'writeSchema' | 'patchSchema' | 'nullable' | 'json' | 'stored'>>
 
 const field = (
   schema: TSchema,
@@ -268,7 +273,7 @@ const writeBodySchema = (decl: ResourceDeclaration, method: 'create' | 'patch') 
   const properties: Record<string, TSchema> = {}
   for (const [name, spec] of Object.entries(decl.fields)) {
     if (!spec[method]) continue
-    const schema = spec.writeSchema ?? spec.schema
+    const schema = (method === 'patch' ? spec.patchSchema : undefined) ?? spec.writeSchema ?? spec.schema
     // Optional fields accept null (= clear it); required and non-nullable fields can never be cleared.
     const value = (decl.required ?? []).includes(name) || !spec.nullable ? schema : Nullable(schema)
     properties[name] = required.has(name) ? value : Type.Optional(value)

@@ -162,6 +162,25 @@ forEachDatabase('API description', (suite) => {
     )
   })
 
+  it('declares null in a PATCH body only where a PATCH takes it: catalogue references and orders default on create, never clear', () => {
+    const allowsNull = (schema: Json): boolean =>
+      schema.type === 'null' ||
+      (Array.isArray(schema.type) && schema.type.includes('null')) ||
+      (Array.isArray(schema.anyOf) && schema.anyOf.some(allowsNull))
+    const { schemas } = combined.components
+    for (const [entity, fields] of [
+      ['Assignment', ['typeId', 'statusId']],
+      ['AssignmentEvent', ['name', 'order']],
+      ['AssignmentEventGroup', ['typeId', 'order']]
+    ] as const)
+      for (const field of fields) {
+        assert.equal(allowsNull(schemas[`${entity}Data`].properties[field]), true, `${entity}Data.${field}`)
+        assert.equal(allowsNull(schemas[`${entity}Patch`].properties[field]), false, `${entity}Patch.${field}`)
+      }
+    // Fields a PATCH clears still say so.
+    assert.equal(allowsNull(schemas.AssignmentPatch.properties.projectId), true)
+  })
+
   it('gives every id int32 format: path parameters, fields and filters', () => {
     const untyped: string[] = []
     const visit = (node: unknown, where: string) => {

@@ -2,7 +2,7 @@ import { defineResource, writable, createOnly } from '../../resources/define-res
 import type { ValidationErrors } from '../../resources/define-resource'
 import { nextOrder } from '../../resources/ordering'
 import { Id, Int32, Nullable, Str, Text } from '../../resources/types'
-import { defaultFromCatalogue, refuseClearing } from '../assignments/work-order-rules'
+import { defaultFromCatalogue } from '../assignments/work-order-rules'
 import { journalOf } from '../../events/journal'
 
 export const assignmentEventGroupResource = defineResource({
@@ -13,9 +13,9 @@ export const assignmentEventGroupResource = defineResource({
   fields: {
     note: writable(Text()),
     // Absent or null on create: after the assignment's last group.
-    order: writable(Int32(), { nullable: false, writeSchema: Nullable(Int32()) }),
+    order: writable(Int32(), { nullable: false, writeSchema: Nullable(Int32()), patchSchema: Int32() }),
     // Absent or null on create: the company's first active group type.
-    typeId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()) }),
+    typeId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()), patchSchema: Id() }),
     assignmentId: createOnly(Id(), { nullable: false }),
     externalId: writable(Str())
   },
@@ -27,7 +27,6 @@ export const assignmentEventGroupResource = defineResource({
   filters: ['id', 'typeId', 'assignmentId', 'externalId', 'createdAt', 'updatedAt'],
   async beforeWrite(write) {
     const errors: ValidationErrors = {}
-    refuseClearing(write, ['typeId', 'order'], errors)
     await defaultFromCatalogue(write, 'typeId', 'assignment_event_group_types', errors)
     const { data, method, companyId, trx } = write
     // An invalid or missing assignmentId is the schema's 400: no order is looked up with it.

@@ -4,7 +4,7 @@ import { defineResource, writable, createOnly } from '../../resources/define-res
 import type { Row, ValidationErrors, WriteContext } from '../../resources/define-resource'
 import { nextOrder } from '../../resources/ordering'
 import { Bool, Id, IdList, Int32, Nullable, Num, Str, Text, Timestamp } from '../../resources/types'
-import { refuseClearing, refuseWhenBooked, scheduleUploadFiles } from '../assignments/work-order-rules'
+import { refuseWhenBooked, scheduleUploadFiles } from '../assignments/work-order-rules'
 import { AddressLine, EventAddress, resolveAddress, UnresolvedAddress } from './addresses'
 
 /** `true` (keeps an existing timestamp, else now), `false`/null (clears), or an ISO timestamp. */
@@ -102,7 +102,11 @@ export const assignmentEventResource = defineResource({
   methods: ['find', 'get', 'create', 'patch', 'remove'],
   fields: {
     // Absent or null on create: the type's name.
-    name: writable(Str(255, { minLength: 1 }), { nullable: false, writeSchema: Nullable(Str(255, { minLength: 1 })) }),
+    name: writable(Str(255, { minLength: 1 }), {
+      nullable: false,
+      writeSchema: Nullable(Str(255, { minLength: 1 })),
+      patchSchema: Str(255, { minLength: 1 })
+    }),
     startsAt: writable(Timestamp()),
     endsAt: writable(Timestamp()),
     plannedEmployeeCount: writable(Type.Integer({ minimum: 0, maximum: 10000 })),
@@ -113,7 +117,7 @@ export const assignmentEventResource = defineResource({
     confirmedAt: writable(Timestamp(), { writeSchema: CompletionWrite }),
     note: writable(Text()),
     // Absent or null on create: after the assignment's last event.
-    order: writable(Int32(), { nullable: false, writeSchema: Nullable(Int32()) }),
+    order: writable(Int32(), { nullable: false, writeSchema: Nullable(Int32()), patchSchema: Int32() }),
     // null means false.
     isAllDay: writable(Bool(), { nullable: false, writeSchema: Nullable(Bool()) }),
     isOutward: writable(Bool(), { nullable: false, writeSchema: Nullable(Bool()) }),
@@ -164,7 +168,6 @@ export const assignmentEventResource = defineResource({
     // Undefined when the body's assignmentId is invalid or missing (the schema reports it).
     const stored = existing?.assignmentId ?? data.assignmentId
     const assignmentId = stored === undefined ? undefined : Number(stored)
-    refuseClearing(write, ['name', 'order'], errors)
     if (method === 'create') await applyDefaults(write)
     for (const flag of ['isAllDay', 'isOutward'])
       if (data[flag] === null || (method === 'create' && data[flag] === undefined)) data[flag] = false

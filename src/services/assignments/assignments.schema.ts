@@ -2,13 +2,7 @@ import type { Knex } from 'knex'
 import { defineResource, writable } from '../../resources/define-resource'
 import type { ValidationErrors } from '../../resources/define-resource'
 import { Address, AddressWrite, Color, Id, Nullable, Str, Text } from '../../resources/types'
-import {
-  defaultFromCatalogue,
-  logCascade,
-  refuseClearing,
-  refuseWhenBooked,
-  scheduleUploadFiles
-} from './work-order-rules'
+import { defaultFromCatalogue, logCascade, refuseWhenBooked, scheduleUploadFiles } from './work-order-rules'
 
 /**
  * The next free number of the company's sequence. The upsert locks the counter row until the
@@ -42,9 +36,9 @@ export const assignmentResource = defineResource({
     customerId: writable(Id(), { nullable: false }),
     projectId: writable(Id()),
     // Absent or null on create: the company's first active type/status (CONTRACT §5).
-    typeId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()) }),
+    typeId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()), patchSchema: Id() }),
     responsibleUserId: writable(Id()),
-    statusId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()) }),
+    statusId: writable(Id(), { nullable: false, writeSchema: Nullable(Id()), patchSchema: Id() }),
     externalId: writable(Str())
   },
   required: ['name', 'customerId'],
@@ -70,7 +64,6 @@ export const assignmentResource = defineResource({
   ],
   async beforeWrite(write) {
     const errors: ValidationErrors = {}
-    refuseClearing(write, ['typeId', 'statusId'], errors)
     await defaultFromCatalogue(write, 'typeId', 'assignment_types', errors)
     await defaultFromCatalogue(write, 'statusId', 'assignment_status_types', errors)
     if (write.method === 'create' && (write.data.number === undefined || write.data.number === null)) {

@@ -5,7 +5,10 @@ import type { StoredFilesParams } from '../uploads/stored-files'
 import { UPLOAD_PARENTS, UploadParams, uploadsPath } from '../uploads/uploads.schema'
 import { journalOf } from '../../events/journal'
 
-/** Rules the three work-order resources share: catalogue defaults, uncleared fields, delete guards. */
+/**
+ * Rules the three work-order resources share: catalogue defaults and delete guards. (A PATCH
+ * cannot clear a catalogue reference or an order: their `patchSchema` has no null.)
+ */
 
 /**
  * A create without `field` (absent or null, as the spec's sample bodies send it) gets the
@@ -26,12 +29,6 @@ export async function defaultFromCatalogue(
     .first('id')
   if (first) write.data[field] = Number(first.id)
   else errors[field] = `is required: the company has no active ${table.replace(/_/g, ' ').replace(/s$/, '')}`
-}
-
-/** Fields that always have a value: a PATCH may change them but not clear them. */
-export function refuseClearing(write: WriteContext<unknown>, fields: string[], errors: ValidationErrors) {
-  if (write.method !== 'patch') return
-  for (const field of fields) if (write.data[field] === null) errors[field] ??= 'cannot be cleared (send a value)'
 }
 
 /** Time entries keep the assignment and event they were booked on (CONTRACT §5): 409. */
