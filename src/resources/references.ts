@@ -57,8 +57,20 @@ export async function checkReferences(
     const before = existing?.[field]
     const kept = new Set<number>(before === undefined || before === null ? [] : ref.many ? before : [before])
     const inactive = ref.active ? ids.filter((id) => !kept.has(id) && found[i].get(id)?.deactivatedAt) : []
-    if (missing.length > 0) errors[field] = `references no record of this company (id ${missing.join(', ')})`
-    else if (inactive.length > 0) errors[field] = `references a deactivated record (id ${inactive.join(', ')})`
+    const refusal = (id: number) =>
+      missing.includes(id)
+        ? `references no record of this company (id ${id})`
+        : inactive.includes(id)
+          ? `references a deactivated record (id ${id})`
+          : undefined
+    // A list names each offending item by its position (`userIds.1`, CONTRACT §3.2), every position
+    // of an id it repeats included.
+    if (ref.many)
+      (data[field] as number[]).forEach((id, index) => {
+        const message = refusal(id)
+        if (message !== undefined) errors[`${field}.${index}`] = message
+      })
+    else if (refusal(ids[0]) !== undefined) errors[field] = refusal(ids[0])!
   })
   return errors
 }

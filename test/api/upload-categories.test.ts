@@ -80,7 +80,7 @@ forEachDatabase('upload-categories', (suite) => {
     })
     const unknown = await de.api.post('/v1/upload-categories', { name: 'X', roleIds: [99999999] })
     assert.equal(unknown.status, 400)
-    assert.match(unknown.body.data.validationErrors.roleIds, /references no record/)
+    assert.match(unknown.body.data.validationErrors['roleIds.0'], /references no record/)
     assert.equal(
       (await de.api.post('/v1/upload-categories', { name: 'Long', additionalProperties: 'x'.repeat(10000) })).status,
       201
@@ -144,7 +144,7 @@ forEachDatabase('upload-categories', (suite) => {
     assert.equal((await fr.api.get('/v1/upload-categories', { id })).body.total, 0)
     const foreign = await fr.api.post('/v1/upload-categories', { name: 'FR', roleIds: [rolesDe.worker] })
     assert.equal(foreign.status, 400)
-    assert.match(foreign.body.data.validationErrors.roleIds, /references no record/)
+    assert.match(foreign.body.data.validationErrors['roleIds.0'], /references no record/)
     assert.equal((await de.api.get(`/v1/upload-categories/${id}`)).body.name, 'Only DE')
   })
 })
