@@ -51,7 +51,7 @@ forEachDatabase('realtime across a restart', (suite) => {
     }
   })
 
-  it('a request in flight at SIGTERM is answered, and its event reaches the socket before the socket closes', async () => {
+  it('a request in flight at SIGTERM is answered, and its event reaches the socket before the socket closes; a socket call sent meanwhile is refused unrun', async () => {
     const c = await suite.company()
     const served = await startServe(env({ PORT: '0', LOG_LEVEL: 'info' }))
     const live = liveSocket(served.url, c.apiKey)
@@ -75,10 +75,20 @@ forEachDatabase('realtime across a restart', (suite) => {
       await continued
       served.child.kill('SIGTERM')
       await until(() => /"msg":"stopping"/.test(served.output()))
+      // The held request keeps the drain waiting. A socket call sent now is answered 503 and not run:
+      // run, the close after the drain could cut it off, committed but answered as failed.
+      const late = await live.call('create', 'v1/customers', { companyName: 'Sent while stopping' }, {})
+      assert.equal(late.error?.code, 503, JSON.stringify(late))
+      assert.equal(late.error.data.reason, 'shutting-down')
       request.end(JSON.stringify({ companyName: 'In flight' }))
 
       const response = await answered
       assert.equal(response.status, 201, response.body)
+      const stored = await c.api.get('/v1/customers', { size: 20 })
+      assert.deepEqual(
+        stored.body.items.map((customer: { companyName: string }) => customer.companyName),
+        ['In flight']
+      )
       await until(() => live.disconnects.length === 1)
       assert.deepEqual(live.timeline, ['login', 'v1/customers created', 'disconnect: transport close'])
       assert.equal(live.events[0].data.id, JSON.parse(response.body).id)
