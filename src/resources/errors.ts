@@ -17,6 +17,34 @@ const CONNECTION_CODES = new Set([
   'SQLITE_CANTOPEN'
 ])
 
+/**
+ * The database is there but cannot serve now: it refuses connections (PostgreSQL 55000 "does not
+ * allow connections", 53300 too many connections, 3D000 no such database, 28P01/28000 the login
+ * refused, 57P04 dropped), it ran out of something (53100 disk, 53200 memory, 53400 a limit), it
+ * failed reading or writing (58030; SQLite's I/O, full, read-only or out-of-memory errors) or
+ * it is a standby during a failover (25006 read-only transaction). 503, as for an unreachable
+ * one: nothing was written and the same request may succeed later (a review found these answered
+ * 500, `/ready` included).
+ */
+const SERVER_TROUBLE_CODES = new Set([
+  '55000',
+  '53300',
+  '3D000',
+  '28P01',
+  '28000',
+  '57P04',
+  '53100',
+  '53200',
+  '53400',
+  '58030',
+  '25006',
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+  'SQLITE_READONLY',
+  'SQLITE_NOMEM',
+  'SQLITE_PROTOCOL'
+])
+
 const TIMEOUT_CODES = new Set(['57014', '55P03', '25P03', 'SQLITE_INTERRUPT'])
 
 /** What the drivers put on their errors (pg: `code`, `detail`; sqlite3: `code`, `message`). */
@@ -138,6 +166,8 @@ export function toApiError(raw: unknown, method?: string, query?: Record<string,
   ) {
     return new Unavailable('The database is not reachable; try again shortly')
   }
+  if (SERVER_TROUBLE_CODES.has(code))
+    return new Unavailable('The database cannot serve requests now; try again shortly')
   // A statement cancelled by its time limit (PostgreSQL statement_timeout 57014, lock_timeout
   // 55P03, a session ended idle in a transaction 25P03; SQLite interrupted): the database is
   // too slow or locked right now, and the transaction has rolled back, so a retry may succeed.

@@ -56,6 +56,22 @@ forEachDatabase('faults', (suite) => {
   }
 
   if (suite.db.name === 'postgres') {
+    it('a database that refuses the instance (dropped, not accepting connections): 503 and /ready 503, never 500', async function () {
+      // The server answers, the database does not serve: 3D000 "does not exist" here; 55000 "does not
+      // allow connections", 53300 "too many connections" and the login's refusal map the same way.
+      const missing = new URL(suite.db.url)
+      missing.pathname = `/crewclock_missing_${process.pid}_${Date.now()}`
+      const { app, http: client } = await dedicatedApp(missing.toString())
+      try {
+        const company = await suite.company()
+        assertUnavailable(await client.withKey(company.apiKey).get('/v1/customers'), 'list')
+        assertUnavailable(await client.withKey(company.apiKey).post('/v1/customers', { companyName: 'X' }), 'create')
+        assertUnavailable(await client.get('/ready'), '/ready')
+      } finally {
+        await app.teardown()
+      }
+    })
+
     it('database stopped mid-run: 503 promptly (also when it stops answering), recovery without a restart', async function () {
       const target = new URL(suite.db.url)
       const proxy = new TcpProxy(target.hostname, Number(target.port || 5432))
