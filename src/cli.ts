@@ -173,17 +173,30 @@ export async function serve() {
       const { RateLimiterClusterMaster } = require('rate-limiter-flexible') as typeof import('rate-limiter-flexible')
       new RateLimiterClusterMaster()
       // Workers share the port (node:cluster); SQLite runs in WAL mode, so they read concurrently.
+      // A worker that exits before it listens (the port taken, an address the host lacks) would fail
+      // again at once: the service stops with exit code 1, as one process does, instead of
+      // starting workers forever (found by a review). One that served and then died is replaced.
       let stopping = false
+      let failed = false
+      const listened = new Set<number>()
       for (let i = 0; i < workers; i++) cluster.fork()
+      cluster.on('listening', (worker) => listened.add(worker.id))
       cluster.on('exit', (worker, code) => {
+        if (!stopping && !listened.has(worker.id)) {
+          logger.error({ pid: worker.process.pid, code }, 'a worker exited before it listened; stopping')
+          process.stderr.write(`crewclock: a worker could not start (exit code ${code}); its error is above\n`)
+          failed = true
+          stopWorkers()
+        }
         if (stopping) {
-          if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0)
+          if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? EXIT.unexpected : EXIT.ok)
           return
         }
+        listened.delete(worker.id)
         logger.warn({ pid: worker.process.pid, code }, 'worker exited; starting a new one')
         cluster.fork()
       })
-      const stopWorkers = () => {
+      function stopWorkers() {
         stopping = true
         for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM')
       }

@@ -696,6 +696,22 @@ describe('crewclock migrate and serve on a fresh SQLite database', function () {
     }
   })
 
+  it('WEB_CONCURRENCY=2 on a port that is taken exits 1 with a message, instead of starting workers forever', async () => {
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const { port } = taken.address() as net.AddressInfo
+    try {
+      const run = runCli(['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1', WEB_CONCURRENCY: '2' })
+      const result = await Promise.race([run, new Promise<null>((resolve) => setTimeout(() => resolve(null), 60000))])
+      assert.ok(result, 'still running after 60 s')
+      assert.equal(result.code, 1, result.stderr)
+      assert.match(result.stderr, /a worker could not start/)
+      assert.ok((result.stderr.match(/starting a new one/g) ?? []).length === 0, result.stderr)
+    } finally {
+      taken.close()
+    }
+  })
+
   it('WEB_CONCURRENCY=2 runs two workers on one port', async () => {
     // Workers cannot report a port picked by the primary: choose a free one first.
     const port = await new Promise<number>((resolve) => {
