@@ -151,9 +151,11 @@ forEachDatabase('isolation sweep', (suite) => {
           const { body, options } = bodyFor(op, b, { [field]: ref.many ? [foreignId] : foreignId })
           const res = await asB(op.method, urlOf(op.template, b), body, options)
           assert.equal(res.status, 400, `${label(op)} with A's ${field}: ${res.text.slice(0, 300)}`)
+          // A list reference names the item (`userIds.0`, CONTRACT §3.2).
+          const path = ref.many ? `${field}.0` : field
           assert.ok(
-            res.body.data?.validationErrors?.[field],
-            `${label(op)}: validationErrors names ${field}: ${res.text.slice(0, 300)}`
+            res.body.data?.validationErrors?.[path],
+            `${label(op)}: validationErrors names ${path}: ${res.text.slice(0, 300)}`
           )
           checked++
         }
