@@ -1,6 +1,7 @@
 import { Command, Help, InvalidArgumentError, Option } from 'commander'
 import crypto from 'node:crypto'
 import cluster from 'node:cluster'
+import path from 'node:path'
 import type { Knex } from 'knex'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { ROLE_TYPES, RoleType } from './companies/catalogues'
@@ -21,7 +22,8 @@ const load = {
   scopes: () => require('./auth/scopes') as typeof import('./auth/scopes'),
   accounts: () => require('./services/users/user-accounts') as typeof import('./services/users/user-accounts'),
   clusterBus: () => require('./sync/cluster-bus') as typeof import('./sync/cluster-bus'),
-  journal: () => require('./events/journal') as typeof import('./events/journal')
+  journal: () => require('./events/journal') as typeof import('./events/journal'),
+  configuration: () => require('./configuration') as typeof import('./configuration')
 }
 
 /** Exit statuses, the same for every command (also printed by `--help`). */
@@ -142,12 +144,58 @@ async function ensureDemoCompany(app: Application, db: Knex) {
   return { ...created, adminPassword, adminEmail: 'admin@demo.crewclock.test' }
 }
 
+/** The environment variable that sets a configuration path (config/custom-environment-variables.json), if any. */
+function variableOf(configPath: string[]): string | undefined {
+  let node: unknown = require(path.join(process.env.NODE_CONFIG_DIR ?? 'config', 'custom-environment-variables.json'))
+  for (const key of configPath) node = (node as Record<string, unknown> | undefined)?.[key]
+  return typeof node === 'string' ? node : ((node as { __name?: string } | undefined)?.__name ?? undefined)
+}
+
+/**
+ * The configuration is checked before the database is touched, each refusal naming its setting and
+ * variable. Feathers checks it when the app starts listening: after the migrations and the demo
+ * company, whose key and password were then printed for a server that never started, and with
+ * only "validation failed" to say why (found by a review).
+ */
+async function checkConfiguration(app: Application) {
+  const { configurationSchema, configurationValidator } = load.configuration()
+  const settings = Object.fromEntries(
+    Object.keys(configurationSchema.properties).map((key) => [key, app.get(key as never)])
+  )
+  try {
+    await configurationValidator(settings)
+  } catch (error) {
+    // ajv's ValidationError carries its findings as `errors`.
+    const problems = (error as { errors?: unknown }).errors
+    if (!Array.isArray(problems)) throw error
+    const described = problems.map(
+      (problem: { instancePath: string; message?: string; params?: { missingProperty?: string } }) => {
+        const configPath = [
+          ...problem.instancePath.split('/').filter(Boolean),
+          ...(problem.params?.missingProperty ? [problem.params.missingProperty] : [])
+        ]
+        const variable = variableOf(configPath)
+        const sent = variable === undefined ? undefined : process.env[variable]
+        // A number variable that is no number reaches the schema as missing.
+        const message = problem.params?.missingProperty
+          ? sent === undefined
+            ? 'is required'
+            : `is not valid: ${JSON.stringify(sent)}`
+          : (problem.message ?? 'is not valid')
+        return `${configPath.join('.')}${variable ? ` (${variable})` : ''} ${message}`
+      }
+    )
+    fail(`invalid configuration: ${described.join('; ')}`)
+  }
+}
+
 export async function serve() {
   const app = load.app().createApp()
   const db = app.get('knex')
   const logger = app.get('logger')
   const workers = app.get('webConcurrency')
   if (cluster.isPrimary) {
+    await checkConfiguration(app)
     await migrateDatabase(db)
     const demo = await ensureDemoCompany(app, db)
     const base = app.get('publicUrl') || `http://localhost:${app.get('port')}`

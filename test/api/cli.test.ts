@@ -611,6 +611,22 @@ describe('crewclock migrate and serve on a fresh SQLite database', function () {
   }
   after(() => fs.rmSync(dir, { recursive: true, force: true }))
 
+  it('serve refuses a bad setting before it touches the database, naming the setting and its variable (exit 2)', async () => {
+    const file = path.join(dir, 'never.sqlite')
+    for (const [variable, value, said] of [
+      ['PORT', 'abc', 'port (PORT) is not valid: "abc"'],
+      ['PORT', '70000', 'port (PORT) must be <= 65535'],
+      ['DB_STATEMENT_TIMEOUT_MS', 'x', 'database.statementTimeoutMs (DB_STATEMENT_TIMEOUT_MS) is not valid: "x"']
+    ]) {
+      const res = await runCli(['serve'], { ...env, DATABASE_URL: `sqlite://${file}`, [variable]: value })
+      assert.equal(res.code, 2, `${variable}=${value}: ${res.stderr}`)
+      assert.ok(res.stderr.includes(`invalid configuration: ${said}`), res.stderr)
+      // No migration, no demo company whose key and password would be printed for a server that never ran.
+      assert.equal(fs.existsSync(file), false)
+      assert.doesNotMatch(res.stdout, /demo company/)
+    }
+  })
+
   it('migrate --json lists what it applied to a new database, then nothing', async () => {
     const file = path.join(dir, 'migrated.sqlite')
     const first = await runCli(['migrate', '--json'], { DATA_DIR: dir, DATABASE_URL: `sqlite://${file}` })
