@@ -484,7 +484,12 @@ export function buildCli() {
     .addOption(new Option('--company <id>', 'company id').argParser(positiveInt).makeOptionMandatory())
     .option('--json', 'machine-readable output')
     .action(async (opts: Out & { company: number }) => {
-      const keys = await withDatabase((db) => load.apiKeys().listApiKeys(db, opts.company))
+      const keys = await withDatabase(async (db) => {
+        // No such company is a refusal (exit 2), as for every other command: not an empty list.
+        if (!(await db('companies').where({ id: opts.company }).first('id')))
+          fail(`company ${opts.company} does not exist`, opts)
+        return load.apiKeys().listApiKeys(db, opts.company)
+      })
       print(
         opts,
         keys,

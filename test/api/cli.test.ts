@@ -314,6 +314,10 @@ forEachDatabase('CLI', (suite) => {
     assert.deepEqual(listed.find((k: any) => k.id === company.apiKeyId).scopes, ['*:write'])
     const text = await runCli(['key', 'list', '--company', String(company.id)], env())
     assert.match(text.stdout, /customers:read,time-entries:write/)
+    // No such company: a refusal like every command's, not an empty list.
+    const nobody = await runCli(['key', 'list', '--company', '2147483000', '--json'], env())
+    assert.equal(nobody.code, 2, nobody.stdout + nobody.stderr)
+    assert.deepEqual(JSON.parse(nobody.stdout), { error: 'company 2147483000 does not exist' })
 
     const before = listed.length
     const invalid = await runCli(
