@@ -1,7 +1,7 @@
 import { BadRequest, FeathersError, NotFound } from '@feathersjs/errors'
 import { PayloadTooLarge, UnsupportedMediaType } from '../errors'
 import { toApiError } from '../resources/errors'
-import { badRequest, notAnObject } from '../resources/validation'
+import { badRequest, isObject, notAnObject } from '../resources/validation'
 import type { Context, Next } from 'koa'
 import type { Logger } from 'pino'
 
@@ -101,7 +101,6 @@ export const decodeJsonAsUtf8 = async (ctx: Context, next: Next) => {
   const raw = request.rawBody
   if (typeof raw === 'string') {
     delete request.rawBody
-    // eslint-disable-next-line no-control-regex
     if (/[^\x00-\x7f]/.test(raw)) {
       let text: string
       try {
@@ -128,8 +127,8 @@ const MERGE_PATCH_TYPE = /^application\/merge-patch\+json\b/i
  */
 export const refuseNestedMergePatch = async (ctx: Context, next: Next) => {
   const body = (ctx.request as { body?: unknown }).body
-  if (ctx.method === 'PATCH' && MERGE_PATCH_TYPE.test(ctx.get('content-type')) && isPlainObject(body)) {
-    const nested = Object.keys(body).filter((key) => isPlainObject(body[key]))
+  if (ctx.method === 'PATCH' && MERGE_PATCH_TYPE.test(ctx.get('content-type')) && isObject(body)) {
+    const nested = Object.keys(body).filter((key) => isObject(body[key]))
     if (nested.length > 0)
       throw badRequest(
         'Nested objects are replaced whole, not merged',
@@ -143,9 +142,6 @@ export const refuseNestedMergePatch = async (ctx: Context, next: Next) => {
   }
   await next()
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** What the JSON body parser (co-body, through `inflation`) decodes; node's zlib has brotli. */
 const JSON_ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br'])

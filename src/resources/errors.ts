@@ -3,6 +3,7 @@ import { ERROR } from '@feathersjs/knex'
 import type { HookContext, NextFunction } from '../declarations'
 import { camelCase, isStalePlan } from '../db/knex'
 import { conflict } from '../errors'
+import { isObject } from './validation'
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -78,9 +79,7 @@ function uniqueField(error: DriverError): string | undefined {
 function dataExceptionError(code: string, query?: Record<string, unknown>): BadRequest | undefined {
   if (!/^22[0-9A-Z]{3}$/.test(code)) return undefined
   const params = Object.entries(query ?? {}).flatMap(([name, value]) =>
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? Object.keys(value).map((op) => `${name}[${op}]`)
-      : [name]
+    isObject(value) ? Object.keys(value).map((op) => `${name}[${op}]`) : [name]
   )
   const named = code === '22025' ? params.filter((param) => param.endsWith('[$like]')) : params
   const [message, reason] =

@@ -1,6 +1,6 @@
 import { Type, TSchema, TObject } from '@feathersjs/typebox'
 import type { Resource, Row } from './define-resource'
-import { badRequest, collectErrors, compile, unstorableTextErrors, queryAjv } from './validation'
+import { badRequest, collectErrors, compile, isObject, unstorableTextErrors, queryAjv } from './validation'
 import { INT32_MAX, Nullable } from './types'
 import { likeTokens } from '../db/like-pattern'
 
@@ -91,9 +91,6 @@ export function buildQuerySchema(resource: Resource): TObject {
   return Type.Object(properties, { $id: `${resource.entity}Query`, additionalProperties: false })
 }
 
-const isPlainObject = (value: unknown): value is Row =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
-
 /** The query-string name of a path: `startsAt.$gt` → `startsAt[$gt]`, `startsAt.$eq` → `startsAt`. */
 const queryPath = (path: string) => {
   const [head, ...rest] = path.split('.')
@@ -111,7 +108,7 @@ const queryPath = (path: string) => {
  * object keyed `0`, `1`, ...; such an object is the list it was (up to the 100 values allowed).
  */
 const indexedArray = (value: unknown) => {
-  if (!isPlainObject(value)) return value
+  if (!isObject(value)) return value
   const keys = Object.keys(value)
   return keys.length > 0 && keys.every((k, i) => k === String(i)) ? keys.map((k) => value[k]) : value
 }
@@ -170,15 +167,14 @@ function looseValueErrors(resource: Resource, query: Row): Record<string, string
       const nullable = op !== undefined && ['$eq', '$ne', '$in', '$nin'].includes(op) && resource.fields[key]?.nullable
       errors[path] = nullable ? 'must not be empty (send `null` for records without a value)' : 'must not be empty'
     } else if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${path}.${index}`, key, op))
-    else if (isPlainObject(value))
+    else if (isObject(value))
       for (const [inner, item] of Object.entries(value)) visit(item, `${path}.${inner}`, key, op ?? inner)
     else if (typeof value === 'string' && value !== 'null' && numeric(key) && !/^-?\d+(\.\d+)?$/.test(value))
       errors[path] = 'must be a decimal number'
   }
   for (const [key, value] of Object.entries(query)) {
     if (key === '$sort') {
-      if (isPlainObject(value))
-        for (const [field, order] of Object.entries(value)) visit(order, `$sort.${field}`, '$sort')
+      if (isObject(value)) for (const [field, order] of Object.entries(value)) visit(order, `$sort.${field}`, '$sort')
     } else visit(value, key, key)
   }
   return errors
@@ -216,7 +212,7 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
     if (key === 'page' || key === 'size' || key === '$sort' || !isFilter) {
       query[key] = value
     } else {
-      const ops: Row = isPlainObject(value) ? { ...value } : { $eq: value }
+      const ops: Row = isObject(value) ? { ...value } : { $eq: value }
       for (const op of ['$eq', '$ne']) if (ops[op] === 'null') ops[op] = null
       for (const op of ['$in', '$nin']) if (op in ops) ops[op] = indexedArray(ops[op])
       query[key] = ops
@@ -258,12 +254,12 @@ export function parseListQuery(resource: Resource, schema: TObject, raw: Row): L
     }
     // `$eq` alone becomes plain equality (the adapter's `null` → IS NULL).
     where[name] = Object.keys(condition).length === 1 && '$eq' in condition ? condition.$eq : condition
-    if (isPlainObject(where[name]) && '$eq' in where[name]) {
+    if (isObject(where[name]) && '$eq' in where[name]) {
       const { $eq, ...rest } = where[name]
       where[name] = rest
       where.$and = [...(where.$and ?? []), { [name]: $eq }]
     }
-    if (resource.fields[name].nullable && isPlainObject(where[name])) includeNullsInExclusions(where, name)
+    if (resource.fields[name].nullable && isObject(where[name])) includeNullsInExclusions(where, name)
   }
   const extra: [string, unknown[]][] = []
   for (const name of Object.keys(resource.extraFilters ?? {})) {

@@ -70,7 +70,10 @@ export async function checkReferences(
         const message = refusal(id)
         if (message !== undefined) errors[`${field}.${index}`] = message
       })
-    else if (refusal(ids[0]) !== undefined) errors[field] = refusal(ids[0])!
+    else {
+      const message = refusal(ids[0])
+      if (message !== undefined) errors[field] = message
+    }
   })
   return errors
 }

@@ -173,7 +173,9 @@ export function compile(ajv: Ajv, schema: TSchema): ValidateFunction {
   return validate
 }
 
-const isObject = (value: unknown): value is Row => value !== null && typeof value === 'object' && !Array.isArray(value)
+/** A JSON object: not null, not an array. */
+export const isObject = (value: unknown): value is Row =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** A UTF-16 surrogate without its pair: JSON's `\ud800` escapes allow it, UTF-8 cannot encode it. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/

@@ -2,20 +2,19 @@ import { Type } from '@feathersjs/typebox'
 import type { Knex } from 'knex'
 import { Address, AddressValue, Nullable, Str } from '../../resources/types'
 
+/** The longest one-line address (`AddressLine`), and so the longest part parsed from one. */
+const EVENT_ADDRESS_PART = 1000
+/** The link percent-encodes up to five parts (`openStreetMapLink`), at most 12 characters for each of theirs. */
+const LINK_MAX_LENGTH = 16384
+
 /**
  * AssignmentEvent addresses are written as one string (CONTRACT §5): a keyword naming an address
  * the service already knows, or a one-line postal address parsed best-effort. Responses carry the
  * resolved Address with an OpenStreetMap search link; the resolution is a snapshot taken on write.
+ * A part parsed from a line can be as long as the line, not only the 255 characters of a stored
+ * Address's part: the schema declares that (it said 255 and 2048 while the service answered longer
+ * parsed parts and links; found by validating responses).
  */
-/**
- * A part parsed from a line can be as long as the line (`AddressLine`), not only the 255 characters
- * of a stored Address's part; the link percent-encodes up to five parts (`openStreetMapLink`), at
- * most 12 characters for each character of them. The response schema says so: it declared 255 and
- * 2048 while the service answered longer parsed parts and links (found by validating responses).
- */
-const EVENT_ADDRESS_PART = 1000
-const LINK_MAX_LENGTH = 16384
-
 export const EventAddress = Type.Object(
   {
     supplement: Nullable(Str(EVENT_ADDRESS_PART)),
